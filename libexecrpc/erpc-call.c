@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include "erpc-call.h"
+#include "erpc-error.h"
+#include "erpc-json.h"
+
+#include <string.h>
+
+/**
+ * ErpcCall:
+ *
+ * One request being answered. A method handler finishes it exactly once,
+ * at once or later, with erpc_call_return() or erpc_call_return_error().
+ * If the connection has gone by then the answer is dropped.
+ *
+ * Since: 0.1
+ */
+
+struct _ErpcCall {
+	GObject parent_instance;
+	ErpcConnection *connection;
+	ErpcMessage *request;
+	GCancellable *cancellable;
+	gulong cancel_id;
+	gpointer context;
+	gboolean finished;
+};
+
+G_DEFINE_TYPE(ErpcCall, erpc_call, G_TYPE_OBJECT)
+
+enum { SIGNAL_FINISHED, SIGNAL_LAST };
+static guint erpc_call_signals[SIGNAL_LAST] = {0};
+
+/**
+ * erpc_call_get_connection:
+ * @self: a #ErpcCall
+ *
+ * Returns: (transfer none): the connection the request came from
+ *
+ * Since: 0.1
+ */
+ErpcConnection *
+erpc_call_get_connection(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	return self->connection;
+}
+
+/**
+ * erpc_call_get_method:
+ * @self: a #ErpcCall
+ *
+ * Returns: the method name
+ *
+ * Since: 0.1
+ */
+const gchar *
+erpc_call_get_method(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	return erpc_message_get_method(self->request);
+}
+
+/**
+ * erpc_call_get_id:
+ * @self: a #ErpcCall
+ *
+ * Returns: (transfer none): the request id
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_call_get_id(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	return erpc_message_get_id(self->request);
+}
+
+/**
+ * erpc_call_get_params:
+ * @self: a #ErpcCall
+ *
+ * Returns: (transfer none) (nullable): the params as sent
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_call_get_params(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	return erpc_message_get_params(self->request);
+}
+
+static void
+erpc_call_connection_cancelled_cb(GCancellable *connection_cancellable, ErpcCall *self)
+{
+	g_cancellable_cancel(self->cancellable);
+}
+
+/**
+ * erpc_call_get_cancellable:
+ * @self: a #ErpcCall
+ *
+ * Returns: (transfer none): cancelled when the connection closes
+ *
+ * Since: 0.1
+ */
+GCancellable *
+erpc_call_get_cancellable(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	if (self->cancellable == NULL) {
+		GCancellable *parent = erpc_connection_get_cancellable(self->connection);
+		self->cancellable = g_cancellable_new();
+		self->cancel_id = g_cancellable_connect(parent,
+							G_CALLBACK(erpc_call_connection_cancelled_cb),
+							self,
+							NULL);
+	}
+	return self->cancellable;
+}
+
+/**
+ * erpc_call_is_finished:
+ * @self: a #ErpcCall
+ *
+ * Returns: %TRUE once an answer was given
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_call_is_finished(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), TRUE);
+	return self->finished;
+}
+
+/**
+ * erpc_call_get_context:
+ * @self: a #ErpcCall
+ *
+ * Returns: (transfer none) (nullable): what the daemon attached, e.g. the session
+ *
+ * Since: 0.1
+ */
+gpointer
+erpc_call_get_context(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	return self->context;
+}
+
+/**
+ * erpc_call_set_context:
+ * @self: a #ErpcCall
+ * @context: (nullable): borrowed; must outlive the call
+ *
+ * For the daemon.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_set_context(ErpcCall *self, gpointer context)
+{
+	g_return_if_fail(ERPC_IS_CALL(self));
+	self->context = context;
+}
+
+static void
+erpc_call_finish(ErpcCall *self, GBytes *message)
+{
+	if (self->finished) {
+		g_critical("%s: request answered twice", erpc_call_get_method(self));
+		return;
+	}
+	self->finished = TRUE;
+	erpc_connection_send(self->connection, message);
+	g_object_ref(self);
+	g_signal_emit(self, erpc_call_signals[SIGNAL_FINISHED], 0);
+	g_object_unref(self);
+}
+
+/**
+ * erpc_call_return:
+ * @self: a #ErpcCall
+ * @result: (transfer full) (nullable): the result; %NULL sends `{}`
+ *
+ * Answers the request.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_return(ErpcCall *self, JsonNode *result)
+{
+	g_autoptr(JsonNode) owned = result;
+	g_autoptr(GBytes) message = NULL;
+
+	g_return_if_fail(ERPC_IS_CALL(self));
+	if (owned == NULL)
+		owned = json_node_init_object(json_node_alloc(), json_object_new());
+	message = erpc_message_new_result(erpc_call_get_id(self), owned);
+	erpc_call_finish(self, message);
+}
+
+/**
+ * erpc_call_return_raw:
+ * @self: a #ErpcCall
+ * @result_json: the result, already serialized as compact JSON
+ *
+ * Answers the request with a result built by the caller, for hot paths.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_return_raw(ErpcCall *self, const gchar *result_json)
+{
+	GString *out;
+	g_autoptr(GBytes) message = NULL;
+
+	g_return_if_fail(ERPC_IS_CALL(self));
+	out = g_string_sized_new(32 + strlen(result_json));
+	g_string_append(out, "{\"id\":");
+	erpc_id_append(out, erpc_call_get_id(self));
+	g_string_append(out, ",\"result\":");
+	g_string_append(out, result_json);
+	g_string_append_c(out, '}');
+	message = g_string_free_to_bytes(out);
+	erpc_call_finish(self, message);
+}
+
+/**
+ * erpc_call_return_error_full:
+ * @self: a #ErpcCall
+ * @error: what went wrong; converted with erpc_error_convert()
+ * @data: (transfer full) (nullable): the `data` member of the error
+ *
+ * Answers the request with an error.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_return_error_full(ErpcCall *self, const GError *error, JsonNode *data)
+{
+	g_autoptr(JsonNode) owned = data;
+	g_autoptr(GError) copy = NULL;
+	g_autoptr(GBytes) message = NULL;
+
+	g_return_if_fail(ERPC_IS_CALL(self));
+	g_return_if_fail(error != NULL);
+	copy = g_error_copy(error);
+	erpc_error_convert(&copy);
+	g_debug("connection %" G_GUINT64_FORMAT ": %s failed: %s",
+		erpc_connection_get_id(self->connection),
+		erpc_call_get_method(self),
+		copy->message);
+	message = erpc_message_new_error(erpc_call_get_id(self),
+					 erpc_error_to_wire_code(copy),
+					 copy->message,
+					 owned);
+	erpc_call_finish(self, message);
+}
+
+/**
+ * erpc_call_return_error:
+ * @self: a #ErpcCall
+ * @error: what went wrong; converted with erpc_error_convert()
+ *
+ * Answers the request with an error.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_return_error(ErpcCall *self, const GError *error)
+{
+	erpc_call_return_error_full(self, error, NULL);
+}
+
+static void
+erpc_call_finalize(GObject *object)
+{
+	ErpcCall *self = ERPC_CALL(object);
+
+	if (self->cancellable != NULL) {
+		g_cancellable_disconnect(erpc_connection_get_cancellable(self->connection),
+					 self->cancel_id);
+		g_object_unref(self->cancellable);
+	}
+	g_object_unref(self->connection);
+	erpc_message_unref(self->request);
+	G_OBJECT_CLASS(erpc_call_parent_class)->finalize(object);
+}
+
+static void
+erpc_call_init(ErpcCall *self)
+{
+}
+
+static void
+erpc_call_class_init(ErpcCallClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+
+	object_class->finalize = erpc_call_finalize;
+
+	/**
+	 * ErpcCall::finished:
+	 * @self: the call
+	 *
+	 * Emitted once, after the answer was queued.
+	 *
+	 * Since: 0.1
+	 */
+	erpc_call_signals[SIGNAL_FINISHED] = g_signal_new("finished",
+							  G_TYPE_FROM_CLASS(klass),
+							  G_SIGNAL_RUN_LAST,
+							  0,
+							  NULL,
+							  NULL,
+							  NULL,
+							  G_TYPE_NONE,
+							  0);
+}
+
+/**
+ * erpc_call_new:
+ * @connection: where the request came from
+ * @request: a request message
+ *
+ * Returns: (transfer full): a new call
+ *
+ * Since: 0.1
+ */
+ErpcCall *
+erpc_call_new(ErpcConnection *connection, ErpcMessage *request)
+{
+	ErpcCall *self;
+
+	g_return_val_if_fail(ERPC_IS_CONNECTION(connection), NULL);
+	g_return_val_if_fail(request != NULL, NULL);
+	self = g_object_new(ERPC_TYPE_CALL, NULL);
+	self->connection = g_object_ref(connection);
+	self->request = erpc_message_ref(request);
+	return self;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "erpc-connection.h"
+
+G_BEGIN_DECLS
+
+#define ERPC_TYPE_CALL (erpc_call_get_type())
+G_DECLARE_FINAL_TYPE(ErpcCall, erpc_call, ERPC, CALL, GObject)
+
+ErpcCall *
+erpc_call_new(ErpcConnection *connection, ErpcMessage *request);
+ErpcConnection *
+erpc_call_get_connection(ErpcCall *self);
+const gchar *
+erpc_call_get_method(ErpcCall *self);
+JsonNode *
+erpc_call_get_id(ErpcCall *self);
+JsonNode *
+erpc_call_get_params(ErpcCall *self);
+GCancellable *
+erpc_call_get_cancellable(ErpcCall *self);
+gboolean
+erpc_call_is_finished(ErpcCall *self);
+gpointer
+erpc_call_get_context(ErpcCall *self);
+void
+erpc_call_set_context(ErpcCall *self, gpointer context);
+
+void
+erpc_call_return(ErpcCall *self, JsonNode *result);
+void
+erpc_call_return_raw(ErpcCall *self, const gchar *result_json);
+void
+erpc_call_return_error(ErpcCall *self, const GError *error);
+void
+erpc_call_return_error_full(ErpcCall *self, const GError *error, JsonNode *data);
+
+G_END_DECLS

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include "erpc-connection.h"
+#include "erpc-error.h"
+
+/**
+ * ErpcConnection:
+ *
+ * One peer: a transport plus the envelope codec. Received frames are parsed
+ * with the connection's limits and emitted as #ErpcConnection::message, or
+ * as #ErpcConnection::malformed when they are not a valid message. What a
+ * message means is up to the owner (the daemon's dispatcher, or a client).
+ *
+ * Plugins keep per-connection state with g_object_set_data_full() and drop
+ * it in their `connection_closed` vfunc.
+ *
+ * Since: 0.1
+ */
+
+struct _ErpcConnection {
+	GObject parent_instance;
+	ErpcTransport *transport;
+	GCancellable *cancellable;
+	guint64 id;
+	gsize max_message_size;
+	guint max_depth;
+	gboolean closed;
+};
+
+G_DEFINE_TYPE(ErpcConnection, erpc_connection, G_TYPE_OBJECT)
+
+enum { SIGNAL_MESSAGE, SIGNAL_MALFORMED, SIGNAL_CLOSED, SIGNAL_LAST };
+static guint erpc_connection_signals[SIGNAL_LAST] = {0};
+
+static guint64 erpc_connection_next_id = 1;
+
+static void
+erpc_connection_message_cb(ErpcTransport *transport,
+			   gpointer data,
+			   guint64 len,
+			   ErpcConnection *self)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcMessage) message = NULL;
+
+	message =
+	    erpc_message_parse(data, (gsize)len, self->max_message_size, self->max_depth, &error);
+	if (message == NULL) {
+		g_signal_emit(self, erpc_connection_signals[SIGNAL_MALFORMED], 0, error);
+		return;
+	}
+	g_signal_emit(self, erpc_connection_signals[SIGNAL_MESSAGE], 0, message);
+}
+
+static void
+erpc_connection_frame_error_cb(ErpcTransport *transport,
+			       const GError *error,
+			       ErpcConnection *self)
+{
+	g_signal_emit(self, erpc_connection_signals[SIGNAL_MALFORMED], 0, error);
+}
+
+static void
+erpc_connection_closed_cb(ErpcTransport *transport, const GError *error, ErpcConnection *self)
+{
+	if (self->closed)
+		return;
+	self->closed = TRUE;
+	g_debug("connection %" G_GUINT64_FORMAT " (%s) closed%s%s",
+		self->id,
+		erpc_transport_get_peer(transport),
+		error != NULL ? ": " : "",
+		error != NULL ? error->message : "");
+	g_cancellable_cancel(self->cancellable);
+	g_signal_emit(self, erpc_connection_signals[SIGNAL_CLOSED], 0);
+}
+
+/**
+ * erpc_connection_get_id:
+ * @self: a #ErpcConnection
+ *
+ * Returns: a number unique to this connection within the process, for logs
+ *
+ * Since: 0.1
+ */
+guint64
+erpc_connection_get_id(ErpcConnection *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONNECTION(self), 0);
+	return self->id;
+}
+
+/**
+ * erpc_connection_get_peer:
+ * @self: a #ErpcConnection
+ *
+ * Returns: a description of the peer
+ *
+ * Since: 0.1
+ */
+const gchar *
+erpc_connection_get_peer(ErpcConnection *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONNECTION(self), NULL);
+	return erpc_transport_get_peer(self->transport);
+}
+
+/**
+ * erpc_connection_get_transport:
+ * @self: a #ErpcConnection
+ *
+ * Returns: (transfer none): the transport
+ *
+ * Since: 0.1
+ */
+ErpcTransport *
+erpc_connection_get_transport(ErpcConnection *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONNECTION(self), NULL);
+	return self->transport;
+}
+
+/**
+ * erpc_connection_get_cancellable:
+ * @self: a #ErpcConnection
+ *
+ * Returns: (transfer none): a cancellable that is cancelled when the
+ *   connection closes
+ *
+ * Since: 0.1
+ */
+GCancellable *
+erpc_connection_get_cancellable(ErpcConnection *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONNECTION(self), NULL);
+	return self->cancellable;
+}
+
+/**
+ * erpc_connection_is_closed:
+ * @self: a #ErpcConnection
+ *
+ * Returns: %TRUE once the connection has closed
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_connection_is_closed(ErpcConnection *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONNECTION(self), TRUE);
+	return self->closed;
+}
+
+/**
+ * erpc_connection_send:
+ * @self: a #ErpcConnection
+ * @message: one serialized message
+ *
+ * Queues @message; dropped if the connection has closed.
+ *
+ * Since: 0.1
+ */
+void
+erpc_connection_send(ErpcConnection *self, GBytes *message)
+{
+	g_return_if_fail(ERPC_IS_CONNECTION(self));
+	if (self->closed)
+		return;
+	erpc_transport_send(self->transport, message);
+}
+
+/**
+ * erpc_connection_notify:
+ * @self: a #ErpcConnection
+ * @method: the notification method
+ * @params: (nullable): its params
+ *
+ * Sends a notification to the peer.
+ *
+ * Since: 0.1
+ */
+void
+erpc_connection_notify(ErpcConnection *self, const gchar *method, JsonNode *params)
+{
+	g_autoptr(GBytes) message = NULL;
+
+	g_return_if_fail(ERPC_IS_CONNECTION(self));
+	g_return_if_fail(method != NULL);
+	if (self->closed)
+		return;
+	message = erpc_message_new_notification(method, params);
+	erpc_transport_send(self->transport, message);
+}
+
+/**
+ * erpc_connection_send_parse_error:
+ * @self: a #ErpcConnection
+ * @error: why a frame was refused
+ *
+ * Answers a malformed frame with an error whose id is -1, naming the peer.
+ *
+ * Since: 0.1
+ */
+void
+erpc_connection_send_parse_error(ErpcConnection *self, const GError *error)
+{
+	const gchar *kind = ERPC_TRANSPORT_GET_CLASS(self->transport)->frame_kind;
+	g_autofree gchar *text = NULL;
+	g_autoptr(GBytes) message = NULL;
+
+	text = g_strdup_printf("failed to parse %s%sJSON-RPC message from exec-server %s: %s",
+			       kind != NULL ? kind : "",
+			       kind != NULL ? " " : "",
+			       erpc_transport_get_peer(self->transport),
+			       error->message);
+	message = erpc_message_new_error(NULL, ERPC_WIRE_INVALID_REQUEST, text, NULL);
+	erpc_connection_send(self, message);
+}
+
+/**
+ * erpc_connection_close:
+ * @self: a #ErpcConnection
+ * @abort: drop the connection without a closing handshake
+ *
+ * Since: 0.1
+ */
+void
+erpc_connection_close(ErpcConnection *self, gboolean abort)
+{
+	g_return_if_fail(ERPC_IS_CONNECTION(self));
+	erpc_transport_close(self->transport, abort);
+}
+
+static void
+erpc_connection_dispose(GObject *object)
+{
+	ErpcConnection *self = ERPC_CONNECTION(object);
+	if (self->transport != NULL) {
+		g_signal_handlers_disconnect_by_data(self->transport, self);
+		g_clear_object(&self->transport);
+	}
+	G_OBJECT_CLASS(erpc_connection_parent_class)->dispose(object);
+}
+
+static void
+erpc_connection_finalize(GObject *object)
+{
+	ErpcConnection *self = ERPC_CONNECTION(object);
+	g_object_unref(self->cancellable);
+	G_OBJECT_CLASS(erpc_connection_parent_class)->finalize(object);
+}
+
+static void
+erpc_connection_init(ErpcConnection *self)
+{
+	self->cancellable = g_cancellable_new();
+	self->id = erpc_connection_next_id++;
+}
+
+static void
+erpc_connection_class_init(ErpcConnectionClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+
+	object_class->dispose = erpc_connection_dispose;
+	object_class->finalize = erpc_connection_finalize;
+
+	/**
+	 * ErpcConnection::message:
+	 * @self: the connection
+	 * @message: a valid message
+	 *
+	 * Since: 0.1
+	 */
+	erpc_connection_signals[SIGNAL_MESSAGE] = g_signal_new("message",
+							       G_TYPE_FROM_CLASS(klass),
+							       G_SIGNAL_RUN_LAST,
+							       0,
+							       NULL,
+							       NULL,
+							       NULL,
+							       G_TYPE_NONE,
+							       1,
+							       ERPC_TYPE_MESSAGE | G_SIGNAL_TYPE_STATIC_SCOPE);
+	/**
+	 * ErpcConnection::malformed:
+	 * @self: the connection
+	 * @error: why the frame was refused
+	 *
+	 * Since: 0.1
+	 */
+	erpc_connection_signals[SIGNAL_MALFORMED] = g_signal_new("malformed",
+								 G_TYPE_FROM_CLASS(klass),
+								 G_SIGNAL_RUN_LAST,
+								 0,
+								 NULL,
+								 NULL,
+								 NULL,
+								 G_TYPE_NONE,
+								 1,
+								 G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
+	/**
+	 * ErpcConnection::closed:
+	 * @self: the connection
+	 *
+	 * Emitted once when the peer is gone or the connection was closed.
+	 *
+	 * Since: 0.1
+	 */
+	erpc_connection_signals[SIGNAL_CLOSED] = g_signal_new("closed",
+							      G_TYPE_FROM_CLASS(klass),
+							      G_SIGNAL_RUN_LAST,
+							      0,
+							      NULL,
+							      NULL,
+							      NULL,
+							      G_TYPE_NONE,
+							      0);
+}
+
+/**
+ * erpc_connection_new:
+ * @transport: a transport
+ * @max_message_size: the largest message accepted, in bytes
+ * @max_depth: the deepest JSON nesting accepted
+ *
+ * Returns: (transfer full): a new connection
+ *
+ * Since: 0.1
+ */
+ErpcConnection *
+erpc_connection_new(ErpcTransport *transport, gsize max_message_size, guint max_depth)
+{
+	ErpcConnection *self;
+
+	g_return_val_if_fail(ERPC_IS_TRANSPORT(transport), NULL);
+	self = g_object_new(ERPC_TYPE_CONNECTION, NULL);
+	self->transport = g_object_ref(transport);
+	self->max_message_size = max_message_size;
+	self->max_depth = max_depth;
+	g_signal_connect(transport, "message", G_CALLBACK(erpc_connection_message_cb), self);
+	g_signal_connect(transport,
+			 "frame-error",
+			 G_CALLBACK(erpc_connection_frame_error_cb),
+			 self);
+	g_signal_connect(transport, "closed", G_CALLBACK(erpc_connection_closed_cb), self);
+	return self;
+}

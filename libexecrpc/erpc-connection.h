@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "erpc-message.h"
+#include "erpc-transport.h"
+
+G_BEGIN_DECLS
+
+#define ERPC_TYPE_CONNECTION (erpc_connection_get_type())
+G_DECLARE_FINAL_TYPE(ErpcConnection, erpc_connection, ERPC, CONNECTION, GObject)
+
+ErpcConnection *
+erpc_connection_new(ErpcTransport *transport, gsize max_message_size, guint max_depth);
+guint64
+erpc_connection_get_id(ErpcConnection *self);
+const gchar *
+erpc_connection_get_peer(ErpcConnection *self);
+ErpcTransport *
+erpc_connection_get_transport(ErpcConnection *self);
+GCancellable *
+erpc_connection_get_cancellable(ErpcConnection *self);
+gboolean
+erpc_connection_is_closed(ErpcConnection *self);
+void
+erpc_connection_send(ErpcConnection *self, GBytes *message);
+void
+erpc_connection_notify(ErpcConnection *self, const gchar *method, JsonNode *params);
+void
+erpc_connection_send_parse_error(ErpcConnection *self, const GError *error);
+void
+erpc_connection_close(ErpcConnection *self, gboolean abort);
+
+G_END_DECLS

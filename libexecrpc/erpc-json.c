@@ -1,0 +1,887 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "erpc-error.h"
+#include "erpc-json.h"
+
+/* longest string value quoted back in an error message */
+#define ERPC_JSON_DESCRIBE_MAX 64
+
+/**
+ * erpc_json_check:
+ * @data: bytes received from a peer
+ * @len: length of @data
+ * @max_size: the largest message accepted, in bytes
+ * @max_depth: the deepest nesting of arrays and objects accepted
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks size, encoding and nesting before any parser sees the bytes: the
+ * input must be valid UTF-8 without NUL bytes or raw control characters
+ * inside strings, and nest no deeper than @max_depth.
+ *
+ * Returns: %TRUE if the input may be parsed
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
+{
+	guint depth = 0;
+	gboolean in_string = FALSE;
+
+	g_return_val_if_fail(data != NULL || len == 0, FALSE);
+
+	if (len > max_size) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "message of %" G_GSIZE_FORMAT " bytes exceeds the limit of %" G_GSIZE_FORMAT
+			    " bytes",
+			    len,
+			    max_size);
+		return FALSE;
+	}
+	if (!g_utf8_validate_len(data, len, NULL)) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "message is not valid UTF-8 or contains a NUL byte");
+		return FALSE;
+	}
+	for (gsize i = 0; i < len; i++) {
+		guchar c = (guchar)data[i];
+		if (in_string) {
+			if (c == '\\') {
+				i++;
+				if (i < len && (guchar)data[i] < 0x20)
+					goto control;
+			} else if (c == '"') {
+				in_string = FALSE;
+			} else if (c < 0x20) {
+				goto control;
+			}
+			continue;
+		}
+		switch (c) {
+		case '"':
+			in_string = TRUE;
+			break;
+		case '[':
+		case '{':
+			if (++depth > max_depth) {
+				g_set_error(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_PARSE,
+					    "recursion limit exceeded: nesting deeper than %u",
+					    max_depth);
+				return FALSE;
+			}
+			break;
+		case ']':
+		case '}':
+			if (depth > 0)
+				depth--;
+			break;
+		default:
+			break;
+		}
+	}
+	return TRUE;
+control:
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "control character (\\u0000-\\u001F) found while parsing a string");
+	return FALSE;
+}
+
+static void
+erpc_json_parser_free(gpointer data)
+{
+	g_object_unref(data);
+}
+
+/* one parser per thread, reset by every load */
+static GPrivate erpc_json_parser_key = G_PRIVATE_INIT(erpc_json_parser_free);
+
+static JsonParser *
+erpc_json_get_parser(void)
+{
+	JsonParser *parser = g_private_get(&erpc_json_parser_key);
+	if (parser == NULL) {
+		parser = json_parser_new_immutable();
+		g_private_set(&erpc_json_parser_key, parser);
+	}
+	return parser;
+}
+
+/**
+ * erpc_json_parse:
+ * @data: bytes received from a peer
+ * @len: length of @data
+ * @max_size: the largest message accepted, in bytes
+ * @max_depth: the deepest nesting accepted
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks the input with erpc_json_check() and parses it.
+ *
+ * Returns: (transfer full): the root node, or %NULL with %ERPC_ERROR_PARSE set
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
+{
+	JsonParser *parser;
+	JsonNode *root;
+	g_autoptr(GError) error_local = NULL;
+
+	if (!erpc_json_check(data, len, max_size, max_depth, error))
+		return NULL;
+	parser = erpc_json_get_parser();
+	if (!json_parser_load_from_data(parser, data, (gssize)len, &error_local)) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "%s",
+			    error_local->message);
+		return NULL;
+	}
+	root = json_parser_steal_root(parser);
+	if (root == NULL) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "EOF while parsing a value");
+		return NULL;
+	}
+	return root;
+}
+
+/**
+ * erpc_json_describe:
+ * @node: (nullable): a node
+ *
+ * Describes a value the way type errors on the wire name it, for example
+ * `integer `5``, `string "x"`, `map` or `null`.
+ *
+ * Returns: (transfer full): a description
+ *
+ * Since: 0.1
+ */
+gchar *
+erpc_json_describe(JsonNode *node)
+{
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return g_strdup("null");
+	if (JSON_NODE_HOLDS_OBJECT(node))
+		return g_strdup("map");
+	if (JSON_NODE_HOLDS_ARRAY(node))
+		return g_strdup("sequence");
+	switch (json_node_get_value_type(node)) {
+	case G_TYPE_BOOLEAN:
+		return g_strdup_printf("boolean `%s`", json_node_get_boolean(node) ? "true" : "false");
+	case G_TYPE_INT64:
+		return g_strdup_printf("integer `%" G_GINT64_FORMAT "`", json_node_get_int(node));
+	case G_TYPE_DOUBLE: {
+		gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+		return g_strdup_printf("floating point `%s`",
+				       g_ascii_dtostr(buf, sizeof(buf), json_node_get_double(node)));
+	}
+	case G_TYPE_STRING: {
+		const gchar *str = json_node_get_string(node);
+		g_autoptr(GString) out = g_string_new("string ");
+		gsize len = strlen(str);
+		if (len > ERPC_JSON_DESCRIBE_MAX) {
+			const gchar *end = g_utf8_find_prev_char(str, str + ERPC_JSON_DESCRIBE_MAX);
+			erpc_json_append_string(out, str, end != NULL ? end - str : 0);
+			g_string_insert(out, out->len - 1, "...");
+		} else {
+			erpc_json_append_string(out, str, (gssize)len);
+		}
+		return g_string_free(g_steal_pointer(&out), FALSE);
+	}
+	default:
+		return g_strdup("value");
+	}
+}
+
+static gboolean
+erpc_json_type_error(JsonNode *node, const gchar *expected, GError **error)
+{
+	g_autofree gchar *what = erpc_json_describe(node);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid type: %s, expected %s",
+		    what,
+		    expected);
+	return FALSE;
+}
+
+static gboolean
+erpc_json_missing(const gchar *member, GError **error)
+{
+	g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "missing field `%s`", member);
+	return FALSE;
+}
+
+/**
+ * erpc_json_check_unit:
+ * @params: (nullable): the params of a request
+ *
+ * Accepts what a method without params accepts: no params, `null` or `{}`.
+ *
+ * Returns: %TRUE if @params is empty
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_check_unit(JsonNode *params, GError **error)
+{
+	if (params == NULL || JSON_NODE_HOLDS_NULL(params))
+		return TRUE;
+	if (JSON_NODE_HOLDS_OBJECT(params) && json_object_get_size(json_node_get_object(params)) == 0)
+		return TRUE;
+	return erpc_json_type_error(params, "unit", error);
+}
+
+/**
+ * erpc_json_params_object:
+ * @params: (nullable): the params of a request
+ * @struct_name: the name of the params type, for the error message
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer none): the params object, or %NULL with
+ *   %ERPC_ERROR_INVALID_PARAMS set when @params is missing or not an object
+ *
+ * Since: 0.1
+ */
+JsonObject *
+erpc_json_params_object(JsonNode *params, const gchar *struct_name, GError **error)
+{
+	g_autofree gchar *expected = NULL;
+
+	if (params != NULL && JSON_NODE_HOLDS_OBJECT(params))
+		return json_node_get_object(params);
+	expected = g_strdup_printf("struct %s", struct_name);
+	erpc_json_type_error(params, expected, error);
+	return NULL;
+}
+
+/* returns the member, NULL when absent or null */
+static JsonNode *
+erpc_json_member(JsonObject *obj, const gchar *member)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return NULL;
+	return node;
+}
+
+static gboolean
+erpc_json_node_is(JsonNode *node, GType type)
+{
+	return JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == type;
+}
+
+/**
+ * erpc_json_require_string:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out) (transfer none): the value, owned by @obj
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is present and a string
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_string(JsonObject *obj, const gchar *member, const gchar **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL)
+		return erpc_json_missing(member, error);
+	if (!erpc_json_node_is(node, G_TYPE_STRING))
+		return erpc_json_type_error(node, "a string", error);
+	*out = json_node_get_string(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_get_string:
+ * @obj: a params object
+ * @member: the member name
+ * @default_value: (nullable): the value when @member is absent or null
+ * @out: (out) (transfer none): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE if @member is present with another type
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_string(JsonObject *obj,
+		     const gchar *member,
+		     const gchar *default_value,
+		     const gchar **out,
+		     GError **error)
+{
+	JsonNode *node = erpc_json_member(obj, member);
+	if (node == NULL) {
+		*out = default_value;
+		return TRUE;
+	}
+	if (!erpc_json_node_is(node, G_TYPE_STRING))
+		return erpc_json_type_error(node, "a string", error);
+	*out = json_node_get_string(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_require_boolean:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is present and a boolean
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_boolean(JsonObject *obj, const gchar *member, gboolean *out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL)
+		return erpc_json_missing(member, error);
+	if (!erpc_json_node_is(node, G_TYPE_BOOLEAN))
+		return erpc_json_type_error(node, "a boolean", error);
+	*out = json_node_get_boolean(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_get_boolean:
+ * @obj: a params object
+ * @member: the member name
+ * @default_value: the value when @member is absent or null
+ * @out: (out): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE if @member is present with another type
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_boolean(JsonObject *obj,
+		      const gchar *member,
+		      gboolean default_value,
+		      gboolean *out,
+		      GError **error)
+{
+	JsonNode *node = erpc_json_member(obj, member);
+	if (node == NULL) {
+		*out = default_value;
+		return TRUE;
+	}
+	if (!erpc_json_node_is(node, G_TYPE_BOOLEAN))
+		return erpc_json_type_error(node, "a boolean", error);
+	*out = json_node_get_boolean(node);
+	return TRUE;
+}
+
+static gboolean
+erpc_json_node_to_int64(JsonNode *node, gint64 *out, GError **error)
+{
+	if (!erpc_json_node_is(node, G_TYPE_INT64))
+		return erpc_json_type_error(node, "i64", error);
+	*out = json_node_get_int(node);
+	return TRUE;
+}
+
+static gboolean
+erpc_json_node_to_uint64(JsonNode *node, guint64 *out, GError **error)
+{
+	gint64 value;
+
+	if (!erpc_json_node_is(node, G_TYPE_INT64))
+		return erpc_json_type_error(node, "u64", error);
+	value = json_node_get_int(node);
+	if (value < 0) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid value: integer `%" G_GINT64_FORMAT "`, expected u64",
+			    value);
+		return FALSE;
+	}
+	*out = (guint64)value;
+	return TRUE;
+}
+
+/**
+ * erpc_json_require_int64:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is present and an integer
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_int64(JsonObject *obj, const gchar *member, gint64 *out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL)
+		return erpc_json_missing(member, error);
+	return erpc_json_node_to_int64(node, out, error);
+}
+
+/**
+ * erpc_json_get_int64:
+ * @obj: a params object
+ * @member: the member name
+ * @default_value: the value when @member is absent or null
+ * @out: (out): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE if @member is present and not an integer
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_int64(JsonObject *obj,
+		    const gchar *member,
+		    gint64 default_value,
+		    gint64 *out,
+		    GError **error)
+{
+	JsonNode *node = erpc_json_member(obj, member);
+	if (node == NULL) {
+		*out = default_value;
+		return TRUE;
+	}
+	return erpc_json_node_to_int64(node, out, error);
+}
+
+/**
+ * erpc_json_require_uint64:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is present and a non-negative integer
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_uint64(JsonObject *obj, const gchar *member, guint64 *out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL)
+		return erpc_json_missing(member, error);
+	return erpc_json_node_to_uint64(node, out, error);
+}
+
+/**
+ * erpc_json_get_uint64:
+ * @obj: a params object
+ * @member: the member name
+ * @default_value: the value when @member is absent or null
+ * @out: (out): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE if @member is present and not a non-negative integer
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_uint64(JsonObject *obj,
+		     const gchar *member,
+		     guint64 default_value,
+		     guint64 *out,
+		     GError **error)
+{
+	JsonNode *node = erpc_json_member(obj, member);
+	if (node == NULL) {
+		*out = default_value;
+		return TRUE;
+	}
+	return erpc_json_node_to_uint64(node, out, error);
+}
+
+/**
+ * erpc_json_require_object:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out) (transfer none): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is present and an object
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_object(JsonObject *obj, const gchar *member, JsonObject **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL)
+		return erpc_json_missing(member, error);
+	if (!JSON_NODE_HOLDS_OBJECT(node))
+		return erpc_json_type_error(node, "a map", error);
+	*out = json_node_get_object(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_get_object:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out) (transfer none) (nullable): the value, %NULL when absent or null
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE if @member is present and not an object
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_object(JsonObject *obj, const gchar *member, JsonObject **out, GError **error)
+{
+	JsonNode *node = erpc_json_member(obj, member);
+	*out = NULL;
+	if (node == NULL)
+		return TRUE;
+	if (!JSON_NODE_HOLDS_OBJECT(node))
+		return erpc_json_type_error(node, "a map", error);
+	*out = json_node_get_object(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_require_array:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out) (transfer none): the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is present and an array
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_array(JsonObject *obj, const gchar *member, JsonArray **out, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	if (node == NULL)
+		return erpc_json_missing(member, error);
+	if (!JSON_NODE_HOLDS_ARRAY(node))
+		return erpc_json_type_error(node, "a sequence", error);
+	*out = json_node_get_array(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_get_array:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out) (transfer none) (nullable): the value, %NULL when absent or null
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %FALSE if @member is present and not an array
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_array(JsonObject *obj, const gchar *member, JsonArray **out, GError **error)
+{
+	JsonNode *node = erpc_json_member(obj, member);
+	*out = NULL;
+	if (node == NULL)
+		return TRUE;
+	if (!JSON_NODE_HOLDS_ARRAY(node))
+		return erpc_json_type_error(node, "a sequence", error);
+	*out = json_node_get_array(node);
+	return TRUE;
+}
+
+/**
+ * erpc_json_require_strv:
+ * @obj: a params object
+ * @member: the member name
+ * @out: (out) (transfer full): the strings
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE if @member is an array of strings
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_require_strv(JsonObject *obj, const gchar *member, gchar ***out, GError **error)
+{
+	JsonArray *array = NULL;
+	g_autoptr(GPtrArray) strv = NULL;
+	guint len;
+
+	if (!erpc_json_require_array(obj, member, &array, error))
+		return FALSE;
+	len = json_array_get_length(array);
+	strv = g_ptr_array_new_full(len + 1, g_free);
+	for (guint i = 0; i < len; i++) {
+		JsonNode *node = json_array_get_element(array, i);
+		if (!erpc_json_node_is(node, G_TYPE_STRING))
+			return erpc_json_type_error(node, "a string", error);
+		g_ptr_array_add(strv, g_strdup(json_node_get_string(node)));
+	}
+	g_ptr_array_add(strv, NULL);
+	*out = (gchar **)g_ptr_array_free(g_steal_pointer(&strv), FALSE);
+	return TRUE;
+}
+
+static void
+erpc_json_append_expected(GString *out, const gchar *const *variants)
+{
+	guint n = g_strv_length((gchar **)variants);
+
+	if (n == 0) {
+		g_string_append(out, "there are no variants");
+		return;
+	}
+	if (n == 1) {
+		g_string_append_printf(out, "expected `%s`", variants[0]);
+		return;
+	}
+	if (n == 2) {
+		g_string_append_printf(out, "expected `%s` or `%s`", variants[0], variants[1]);
+		return;
+	}
+	g_string_append(out, "expected one of ");
+	for (guint i = 0; i < n; i++)
+		g_string_append_printf(out, "%s`%s`", i > 0 ? ", " : "", variants[i]);
+}
+
+/**
+ * erpc_json_get_enum:
+ * @obj: a params object
+ * @member: the member name
+ * @variants: (array zero-terminated=1): the accepted strings
+ * @default_value: the index when @member is absent or null; -1 to require it
+ * @out: (out): the index of the value in @variants
+ * @error: return location for a #GError, or %NULL
+ *
+ * Unknown strings are refused with the protocol's `unknown variant` error.
+ *
+ * Returns: %TRUE if @member names one of @variants
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_get_enum(JsonObject *obj,
+		   const gchar *member,
+		   const gchar *const *variants,
+		   gint default_value,
+		   gint *out,
+		   GError **error)
+{
+	JsonNode *node = default_value < 0 ? json_object_get_member(obj, member)
+					   : erpc_json_member(obj, member);
+	const gchar *value;
+	g_autoptr(GString) msg = NULL;
+	g_autofree gchar *shown = NULL;
+
+	if (node == NULL) {
+		if (default_value < 0)
+			return erpc_json_missing(member, error);
+		*out = default_value;
+		return TRUE;
+	}
+	if (!erpc_json_node_is(node, G_TYPE_STRING))
+		return erpc_json_type_error(node, "a string", error);
+	value = json_node_get_string(node);
+	for (guint i = 0; variants[i] != NULL; i++) {
+		if (g_strcmp0(variants[i], value) == 0) {
+			*out = (gint)i;
+			return TRUE;
+		}
+	}
+	shown = g_strndup(value, ERPC_JSON_DESCRIBE_MAX);
+	msg = g_string_new(NULL);
+	g_string_append_printf(msg, "unknown variant `%s`, ", shown);
+	erpc_json_append_expected(msg, variants);
+	g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, msg->str);
+	return FALSE;
+}
+
+/**
+ * erpc_json_append_string:
+ * @out: a #GString
+ * @str: UTF-8 text
+ * @len: length of @str, or -1 if it is NUL-terminated
+ *
+ * Appends @str as a quoted JSON string, escaping quotes, backslashes and
+ * control characters.
+ *
+ * Since: 0.1
+ */
+void
+erpc_json_append_string(GString *out, const gchar *str, gssize len)
+{
+	static const gchar hex[] = "0123456789abcdef";
+	gsize n = len < 0 ? strlen(str) : (gsize)len;
+	gsize start = 0;
+
+	g_string_append_c(out, '"');
+	for (gsize i = 0; i < n; i++) {
+		guchar c = (guchar)str[i];
+		gchar esc[7];
+		const gchar *rep;
+		gsize rep_len = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		switch (c) {
+		case '"':
+			rep = "\\\"";
+			break;
+		case '\\':
+			rep = "\\\\";
+			break;
+		case '\n':
+			rep = "\\n";
+			break;
+		case '\r':
+			rep = "\\r";
+			break;
+		case '\t':
+			rep = "\\t";
+			break;
+		case '\b':
+			rep = "\\b";
+			break;
+		case '\f':
+			rep = "\\f";
+			break;
+		default:
+			esc[0] = '\\';
+			esc[1] = 'u';
+			esc[2] = '0';
+			esc[3] = '0';
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 0xf];
+			esc[6] = '\0';
+			rep = esc;
+			rep_len = 6;
+			break;
+		}
+		g_string_append_len(out, str + start, (gssize)(i - start));
+		g_string_append_len(out, rep, (gssize)rep_len);
+		start = i + 1;
+	}
+	g_string_append_len(out, str + start, (gssize)(n - start));
+	g_string_append_c(out, '"');
+}
+
+static void
+erpc_json_append_value(GString *out, JsonNode *node)
+{
+	switch (json_node_get_value_type(node)) {
+	case G_TYPE_BOOLEAN:
+		g_string_append(out, json_node_get_boolean(node) ? "true" : "false");
+		break;
+	case G_TYPE_INT64:
+		g_string_append_printf(out, "%" G_GINT64_FORMAT, json_node_get_int(node));
+		break;
+	case G_TYPE_DOUBLE: {
+		gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+		g_string_append(out, g_ascii_dtostr(buf, sizeof(buf), json_node_get_double(node)));
+		break;
+	}
+	case G_TYPE_STRING:
+		erpc_json_append_string(out, json_node_get_string(node), -1);
+		break;
+	default:
+		g_string_append(out, "null");
+		break;
+	}
+}
+
+/**
+ * erpc_json_append_node:
+ * @out: a #GString
+ * @node: (nullable): a node; %NULL is written as `null`
+ *
+ * Appends @node as compact JSON, object members in insertion order.
+ *
+ * Since: 0.1
+ */
+void
+erpc_json_append_node(GString *out, JsonNode *node)
+{
+	if (node == NULL) {
+		g_string_append(out, "null");
+		return;
+	}
+	switch (JSON_NODE_TYPE(node)) {
+	case JSON_NODE_OBJECT: {
+		JsonObjectIter iter;
+		const gchar *name;
+		JsonNode *member;
+		gboolean first = TRUE;
+
+		g_string_append_c(out, '{');
+		json_object_iter_init_ordered(&iter, json_node_get_object(node));
+		while (json_object_iter_next_ordered(&iter, &name, &member)) {
+			if (!first)
+				g_string_append_c(out, ',');
+			first = FALSE;
+			erpc_json_append_string(out, name, -1);
+			g_string_append_c(out, ':');
+			erpc_json_append_node(out, member);
+		}
+		g_string_append_c(out, '}');
+		break;
+	}
+	case JSON_NODE_ARRAY: {
+		JsonArray *array = json_node_get_array(node);
+		guint len = json_array_get_length(array);
+
+		g_string_append_c(out, '[');
+		for (guint i = 0; i < len; i++) {
+			if (i > 0)
+				g_string_append_c(out, ',');
+			erpc_json_append_node(out, json_array_get_element(array, i));
+		}
+		g_string_append_c(out, ']');
+		break;
+	}
+	case JSON_NODE_VALUE:
+		erpc_json_append_value(out, node);
+		break;
+	case JSON_NODE_NULL:
+	default:
+		g_string_append(out, "null");
+		break;
+	}
+}
+
+/**
+ * erpc_json_to_string:
+ * @node: (nullable): a node
+ *
+ * Returns: (transfer full): @node as compact JSON
+ *
+ * Since: 0.1
+ */
+gchar *
+erpc_json_to_string(JsonNode *node)
+{
+	GString *out = g_string_new(NULL);
+	erpc_json_append_node(out, node);
+	return g_string_free(out, FALSE);
+}

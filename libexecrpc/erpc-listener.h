@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "erpc-transport.h"
+
+G_BEGIN_DECLS
+
+#define ERPC_TYPE_LISTENER (erpc_listener_get_type())
+G_DECLARE_DERIVABLE_TYPE(ErpcListener, erpc_listener, ERPC, LISTENER, GObject)
+
+/**
+ * ErpcListenerClass:
+ * @listen: start accepting connections for @uri; report each one with
+ *   erpc_listener_emit_transport() and the bound address with
+ *   erpc_listener_set_bound_uri()
+ * @stop: stop accepting; existing transports stay open
+ *
+ * The base class of the `transport` extension point. A transport plugin
+ * registers a subclass with erpc_registry_add_extension() under the URI
+ * scheme it serves (`ws`, `stdio`, `fd`, ...).
+ *
+ * Since: 0.1
+ */
+struct _ErpcListenerClass {
+	GObjectClass parent_class;
+	gboolean (*listen)(ErpcListener *self, const gchar *uri, GError **error);
+	void (*stop)(ErpcListener *self);
+	/*< private >*/
+	gpointer padding[12];
+};
+
+/**
+ * ERPC_EXTENSION_POINT_TRANSPORT:
+ *
+ * The extension point of #ErpcListener subclasses, named by URI scheme.
+ *
+ * Since: 0.1
+ */
+#define ERPC_EXTENSION_POINT_TRANSPORT "transport"
+
+gboolean
+erpc_listener_listen(ErpcListener *self, const gchar *uri, GError **error);
+void
+erpc_listener_stop(ErpcListener *self);
+const gchar *
+erpc_listener_get_bound_uri(ErpcListener *self);
+gsize
+erpc_listener_get_max_message_size(ErpcListener *self);
+gboolean
+erpc_listener_get_announce(ErpcListener *self);
+
+void
+erpc_listener_set_bound_uri(ErpcListener *self, const gchar *uri);
+void
+erpc_listener_set_announce(ErpcListener *self, gboolean announce);
+void
+erpc_listener_emit_transport(ErpcListener *self, ErpcTransport *transport);
+void
+erpc_listener_emit_finished(ErpcListener *self);
+
+G_END_DECLS

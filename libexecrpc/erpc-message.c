@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include "erpc-error.h"
+#include "erpc-json.h"
+#include "erpc-message.h"
+
+struct _ErpcMessage {
+	gint refcount;
+	ErpcMessageKind kind;
+	JsonNode *root;
+	/* borrowed from root */
+	JsonNode *id;
+	const gchar *method;
+	JsonNode *params;
+	JsonNode *result;
+	gint64 error_code;
+	const gchar *error_message;
+	JsonNode *error_data;
+};
+
+G_DEFINE_BOXED_TYPE(ErpcMessage, erpc_message, erpc_message_ref, erpc_message_unref)
+
+/**
+ * erpc_id_is_valid:
+ * @id: (nullable): a node
+ *
+ * Request ids are JSON strings or integers that fit in 64 signed bits.
+ *
+ * Returns: %TRUE if @id may be a request id
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_id_is_valid(JsonNode *id)
+{
+	GType type;
+
+	if (id == NULL || !JSON_NODE_HOLDS_VALUE(id))
+		return FALSE;
+	type = json_node_get_value_type(id);
+	return type == G_TYPE_STRING || type == G_TYPE_INT64;
+}
+
+/**
+ * erpc_id_append:
+ * @out: a #GString
+ * @id: a request id
+ *
+ * Appends @id with its JSON type.
+ *
+ * Since: 0.1
+ */
+void
+erpc_id_append(GString *out, JsonNode *id)
+{
+	erpc_json_append_node(out, id);
+}
+
+/**
+ * erpc_id_new_int:
+ * @value: the id
+ *
+ * Returns: (transfer full): an integer id node
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_id_new_int(gint64 value)
+{
+	JsonNode *node = json_node_new(JSON_NODE_VALUE);
+	json_node_set_int(node, value);
+	return node;
+}
+
+static gboolean
+erpc_message_check_trace(JsonNode *trace, GError **error)
+{
+	JsonObject *obj;
+	const gchar *names[] = {"traceparent", "tracestate"};
+
+	if (trace == NULL || JSON_NODE_HOLDS_NULL(trace))
+		return TRUE;
+	if (!JSON_NODE_HOLDS_OBJECT(trace)) {
+		g_autofree gchar *what = erpc_json_describe(trace);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "invalid type: %s, expected struct W3cTraceContext",
+			    what);
+		return FALSE;
+	}
+	obj = json_node_get_object(trace);
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		const gchar *value = NULL;
+		if (!erpc_json_get_string(obj, names[i], NULL, &value, error)) {
+			(*error)->code = ERPC_ERROR_PARSE;
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+static gboolean
+erpc_message_classify(ErpcMessage *self, GError **error)
+{
+	JsonObject *obj = json_node_get_object(self->root);
+	JsonNode *method = json_object_get_member(obj, "method");
+	JsonNode *id = json_object_get_member(obj, "id");
+
+	if (id != NULL && !erpc_id_is_valid(id)) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "data did not match any variant of untagged enum RequestId");
+		return FALSE;
+	}
+	self->id = id;
+	if (method != NULL) {
+		JsonNode *trace = json_object_get_member(obj, "trace");
+		if (!JSON_NODE_HOLDS_VALUE(method) ||
+		    json_node_get_value_type(method) != G_TYPE_STRING) {
+			g_autofree gchar *what = erpc_json_describe(method);
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "invalid type: %s, expected a string",
+				    what);
+			return FALSE;
+		}
+		self->method = json_node_get_string(method);
+		self->params = json_object_get_member(obj, "params");
+		if (id != NULL) {
+			if (!erpc_message_check_trace(trace, error))
+				return FALSE;
+			self->kind = ERPC_MESSAGE_KIND_REQUEST;
+		} else {
+			self->kind = ERPC_MESSAGE_KIND_NOTIFICATION;
+		}
+		return TRUE;
+	}
+	if (id != NULL && json_object_has_member(obj, "result")) {
+		self->kind = ERPC_MESSAGE_KIND_RESPONSE;
+		self->result = json_object_get_member(obj, "result");
+		return TRUE;
+	}
+	if (id != NULL && json_object_has_member(obj, "error")) {
+		JsonNode *error_node = json_object_get_member(obj, "error");
+		JsonObject *error_obj;
+		if (!JSON_NODE_HOLDS_OBJECT(error_node))
+			goto invalid;
+		error_obj = json_node_get_object(error_node);
+		if (!erpc_json_require_int64(error_obj, "code", &self->error_code, NULL) ||
+		    !erpc_json_require_string(error_obj, "message", &self->error_message, NULL))
+			goto invalid;
+		self->error_data = json_object_get_member(error_obj, "data");
+		self->kind = ERPC_MESSAGE_KIND_ERROR;
+		return TRUE;
+	}
+invalid:
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "data did not match any variant of untagged enum JSONRPCMessage");
+	return FALSE;
+}
+
+/**
+ * erpc_message_parse:
+ * @data: one frame received from a peer
+ * @len: length of @data
+ * @max_size: the largest message accepted, in bytes
+ * @max_depth: the deepest nesting accepted
+ * @error: return location for a #GError, or %NULL
+ *
+ * Parses and classifies one message. Batches (top-level arrays), scalars,
+ * ids that are neither strings nor integers and request `trace` members that
+ * are not objects are refused with %ERPC_ERROR_PARSE.
+ *
+ * Returns: (transfer full): a message, or %NULL
+ *
+ * Since: 0.1
+ */
+ErpcMessage *
+erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
+{
+	g_autoptr(ErpcMessage) self = NULL;
+	JsonNode *root;
+
+	root = erpc_json_parse(data, len, max_size, max_depth, error);
+	if (root == NULL)
+		return NULL;
+	self = g_new0(ErpcMessage, 1);
+	self->refcount = 1;
+	self->root = root;
+	if (!JSON_NODE_HOLDS_OBJECT(root)) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "expected a JSON-RPC object");
+		return NULL;
+	}
+	if (!erpc_message_classify(self, error))
+		return NULL;
+	return g_steal_pointer(&self);
+}
+
+/**
+ * erpc_message_ref:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (transfer full): @self
+ *
+ * Since: 0.1
+ */
+ErpcMessage *
+erpc_message_ref(ErpcMessage *self)
+{
+	g_return_val_if_fail(self != NULL, NULL);
+	g_atomic_int_inc(&self->refcount);
+	return self;
+}
+
+/**
+ * erpc_message_unref:
+ * @self: (transfer full): a #ErpcMessage
+ *
+ * Since: 0.1
+ */
+void
+erpc_message_unref(ErpcMessage *self)
+{
+	g_return_if_fail(self != NULL);
+	if (!g_atomic_int_dec_and_test(&self->refcount))
+		return;
+	json_node_unref(self->root);
+	g_free(self);
+}
+
+/**
+ * erpc_message_get_kind:
+ * @self: a #ErpcMessage
+ *
+ * Returns: the kind of message
+ *
+ * Since: 0.1
+ */
+ErpcMessageKind
+erpc_message_get_kind(ErpcMessage *self)
+{
+	return self->kind;
+}
+
+/**
+ * erpc_message_get_id:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (transfer none) (nullable): the id, a string or integer node
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_message_get_id(ErpcMessage *self)
+{
+	return self->id;
+}
+
+/**
+ * erpc_message_get_method:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (nullable): the method of a request or notification
+ *
+ * Since: 0.1
+ */
+const gchar *
+erpc_message_get_method(ErpcMessage *self)
+{
+	return self->method;
+}
+
+/**
+ * erpc_message_get_params:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (transfer none) (nullable): the params, %NULL when absent
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_message_get_params(ErpcMessage *self)
+{
+	return self->params;
+}
+
+/**
+ * erpc_message_get_result:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (transfer none) (nullable): the result of a response
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_message_get_result(ErpcMessage *self)
+{
+	return self->result;
+}
+
+/**
+ * erpc_message_get_error_code:
+ * @self: a #ErpcMessage
+ *
+ * Returns: the code of an error response
+ *
+ * Since: 0.1
+ */
+gint64
+erpc_message_get_error_code(ErpcMessage *self)
+{
+	return self->error_code;
+}
+
+/**
+ * erpc_message_get_error_message:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (nullable): the message of an error response
+ *
+ * Since: 0.1
+ */
+const gchar *
+erpc_message_get_error_message(ErpcMessage *self)
+{
+	return self->error_message;
+}
+
+/**
+ * erpc_message_get_error_data:
+ * @self: a #ErpcMessage
+ *
+ * Returns: (transfer none) (nullable): the `data` of an error response
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_message_get_error_data(ErpcMessage *self)
+{
+	return self->error_data;
+}
+
+/**
+ * erpc_message_new_result:
+ * @id: the request id
+ * @result: (nullable): the result; %NULL is sent as `null`
+ *
+ * Returns: (transfer full): `{"id":ID,"result":RESULT}`
+ *
+ * Since: 0.1
+ */
+GBytes *
+erpc_message_new_result(JsonNode *id, JsonNode *result)
+{
+	GString *out = g_string_sized_new(64);
+	g_string_append(out, "{\"id\":");
+	erpc_id_append(out, id);
+	g_string_append(out, ",\"result\":");
+	erpc_json_append_node(out, result);
+	g_string_append_c(out, '}');
+	return g_string_free_to_bytes(out);
+}
+
+/**
+ * erpc_message_new_error:
+ * @id: (nullable): the request id; %NULL is sent as -1
+ * @code: the JSON-RPC error code
+ * @message: the error message
+ * @data: (nullable): the `data` member, omitted when %NULL
+ *
+ * Returns: (transfer full): `{"error":{"code":C,"message":M},"id":ID}`
+ *
+ * Since: 0.1
+ */
+GBytes *
+erpc_message_new_error(JsonNode *id, gint code, const gchar *message, JsonNode *data)
+{
+	GString *out = g_string_sized_new(128);
+	g_string_append_printf(out, "{\"error\":{\"code\":%d,\"message\":", code);
+	erpc_json_append_string(out, message, -1);
+	if (data != NULL) {
+		g_string_append(out, ",\"data\":");
+		erpc_json_append_node(out, data);
+	}
+	g_string_append(out, "},\"id\":");
+	if (id != NULL)
+		erpc_id_append(out, id);
+	else
+		g_string_append(out, "-1");
+	g_string_append_c(out, '}');
+	return g_string_free_to_bytes(out);
+}
+
+/**
+ * erpc_message_new_notification:
+ * @method: the method
+ * @params: (nullable): the params, omitted when %NULL
+ *
+ * Returns: (transfer full): `{"method":M,"params":P}`
+ *
+ * Since: 0.1
+ */
+GBytes *
+erpc_message_new_notification(const gchar *method, JsonNode *params)
+{
+	GString *out = g_string_sized_new(128);
+	g_string_append(out, "{\"method\":");
+	erpc_json_append_string(out, method, -1);
+	if (params != NULL) {
+		g_string_append(out, ",\"params\":");
+		erpc_json_append_node(out, params);
+	}
+	g_string_append_c(out, '}');
+	return g_string_free_to_bytes(out);
+}
+
+/**
+ * erpc_message_new_request:
+ * @id: the request id
+ * @method: the method
+ * @params: (nullable): the params, omitted when %NULL
+ *
+ * Returns: (transfer full): `{"id":ID,"method":M,"params":P}`
+ *
+ * Since: 0.1
+ */
+GBytes *
+erpc_message_new_request(JsonNode *id, const gchar *method, JsonNode *params)
+{
+	GString *out = g_string_sized_new(128);
+	g_string_append(out, "{\"id\":");
+	erpc_id_append(out, id);
+	g_string_append(out, ",\"method\":");
+	erpc_json_append_string(out, method, -1);
+	if (params != NULL) {
+		g_string_append(out, ",\"params\":");
+		erpc_json_append_node(out, params);
+	}
+	g_string_append_c(out, '}');
+	return g_string_free_to_bytes(out);
+}

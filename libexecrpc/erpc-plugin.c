@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include "erpc-error.h"
+#include "erpc-plugin.h"
+
+typedef struct {
+	gchar *name;
+	ErpcRegistry *registry;
+} ErpcPluginPrivate;
+
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(ErpcPlugin, erpc_plugin, G_TYPE_OBJECT)
+
+#define GET_PRIVATE(o) ((ErpcPluginPrivate *)erpc_plugin_get_instance_private(o))
+
+enum { PROP_0, PROP_NAME, PROP_LAST };
+static GParamSpec *erpc_plugin_props[PROP_LAST] = {NULL};
+
+/**
+ * erpc_plugin_get_name:
+ * @self: a #ErpcPlugin
+ *
+ * Returns: the plugin name
+ *
+ * Since: 0.1
+ */
+const gchar *
+erpc_plugin_get_name(ErpcPlugin *self)
+{
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), NULL);
+	return GET_PRIVATE(self)->name;
+}
+
+/**
+ * erpc_plugin_get_registry:
+ * @self: a #ErpcPlugin
+ *
+ * Returns: (transfer none) (nullable): the registry given to `setup`
+ *
+ * Since: 0.1
+ */
+ErpcRegistry *
+erpc_plugin_get_registry(ErpcPlugin *self)
+{
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), NULL);
+	return GET_PRIVATE(self)->registry;
+}
+
+/* a vfunc that fails must say why */
+static gboolean
+erpc_plugin_check_result(ErpcPlugin *self,
+			 const gchar *vfunc,
+			 gboolean ret,
+			 GError *error_local,
+			 GError **error)
+{
+	if (ret)
+		return TRUE;
+	if (error_local == NULL) {
+		g_critical("plugin %s: %s failed without an error", erpc_plugin_get_name(self), vfunc);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INTERNAL,
+			    "plugin %s: %s failed without an error",
+			    erpc_plugin_get_name(self),
+			    vfunc);
+		return FALSE;
+	}
+	g_propagate_prefixed_error(error, error_local, "plugin %s: ", erpc_plugin_get_name(self));
+	return FALSE;
+}
+
+/**
+ * erpc_plugin_runner_setup:
+ * @self: a #ErpcPlugin
+ * @registry: the daemon's registry
+ * @error: return location for a #GError, or %NULL
+ *
+ * For the daemon: runs the plugin's `setup` with its registrations
+ * attributed to the plugin. On failure, everything it registered is removed.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_plugin_runner_setup(ErpcPlugin *self, ErpcRegistry *registry, GError **error)
+{
+	ErpcPluginPrivate *priv = GET_PRIVATE(self);
+	ErpcPluginClass *klass = ERPC_PLUGIN_GET_CLASS(self);
+	g_autoptr(GError) error_local = NULL;
+	gboolean ret = TRUE;
+
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), FALSE);
+	g_set_object(&priv->registry, registry);
+	if (klass->setup == NULL)
+		return TRUE;
+	erpc_registry_set_owner(registry, priv->name);
+	ret = klass->setup(self, registry, &error_local);
+	erpc_registry_set_owner(registry, NULL);
+	if (!erpc_plugin_check_result(self, "setup", ret, g_steal_pointer(&error_local), error)) {
+		erpc_registry_remove_owner(registry, priv->name);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/**
+ * erpc_plugin_runner_startup:
+ * @self: a #ErpcPlugin
+ * @error: return location for a #GError, or %NULL
+ *
+ * For the daemon.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_plugin_runner_startup(ErpcPlugin *self, GError **error)
+{
+	ErpcPluginClass *klass = ERPC_PLUGIN_GET_CLASS(self);
+	g_autoptr(GError) error_local = NULL;
+	gboolean ret;
+
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), FALSE);
+	if (klass->startup == NULL)
+		return TRUE;
+	ret = klass->startup(self, &error_local);
+	return erpc_plugin_check_result(self, "startup", ret, g_steal_pointer(&error_local), error);
+}
+
+/**
+ * erpc_plugin_runner_connection_closed:
+ * @self: a #ErpcPlugin
+ * @connection: the connection that closed
+ *
+ * For the daemon.
+ *
+ * Since: 0.1
+ */
+void
+erpc_plugin_runner_connection_closed(ErpcPlugin *self, ErpcConnection *connection)
+{
+	ErpcPluginClass *klass = ERPC_PLUGIN_GET_CLASS(self);
+	g_return_if_fail(ERPC_IS_PLUGIN(self));
+	if (klass->connection_closed != NULL)
+		klass->connection_closed(self, connection);
+}
+
+/**
+ * erpc_plugin_runner_shutdown:
+ * @self: a #ErpcPlugin
+ *
+ * For the daemon.
+ *
+ * Since: 0.1
+ */
+void
+erpc_plugin_runner_shutdown(ErpcPlugin *self)
+{
+	ErpcPluginClass *klass = ERPC_PLUGIN_GET_CLASS(self);
+	g_return_if_fail(ERPC_IS_PLUGIN(self));
+	if (klass->shutdown != NULL)
+		klass->shutdown(self);
+}
+
+static void
+erpc_plugin_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+	ErpcPluginPrivate *priv = GET_PRIVATE(ERPC_PLUGIN(object));
+	switch (prop_id) {
+	case PROP_NAME:
+		g_value_set_string(value, priv->name);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+		break;
+	}
+}
+
+static void
+erpc_plugin_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+	ErpcPluginPrivate *priv = GET_PRIVATE(ERPC_PLUGIN(object));
+	switch (prop_id) {
+	case PROP_NAME:
+		g_free(priv->name);
+		priv->name = g_value_dup_string(value);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+		break;
+	}
+}
+
+static void
+erpc_plugin_finalize(GObject *object)
+{
+	ErpcPluginPrivate *priv = GET_PRIVATE(ERPC_PLUGIN(object));
+	g_free(priv->name);
+	g_clear_object(&priv->registry);
+	G_OBJECT_CLASS(erpc_plugin_parent_class)->finalize(object);
+}
+
+static void
+erpc_plugin_init(ErpcPlugin *self)
+{
+}
+
+static void
+erpc_plugin_class_init(ErpcPluginClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+
+	object_class->get_property = erpc_plugin_get_property;
+	object_class->set_property = erpc_plugin_set_property;
+	object_class->finalize = erpc_plugin_finalize;
+
+	/**
+	 * ErpcPlugin:name:
+	 *
+	 * The plugin name, as in its #ErpcPluginInfo.
+	 *
+	 * Since: 0.1
+	 */
+	erpc_plugin_props[PROP_NAME] =
+	    g_param_spec_string("name",
+				NULL,
+				NULL,
+				NULL,
+				G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+	g_object_class_install_properties(object_class, PROP_LAST, erpc_plugin_props);
+}

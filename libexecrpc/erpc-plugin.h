@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <gmodule.h>
+
+#include "erpc-connection.h"
+#include "erpc-registry.h"
+#include "erpc-version.h"
+
+G_BEGIN_DECLS
+
+#define ERPC_TYPE_PLUGIN (erpc_plugin_get_type())
+G_DECLARE_DERIVABLE_TYPE(ErpcPlugin, erpc_plugin, ERPC, PLUGIN, GObject)
+
+/**
+ * ErpcPluginClass:
+ * @setup: register methods, capabilities and extensions; no I/O
+ * @startup: everything is registered; start what the plugin runs
+ * @connection_closed: a connection has gone; drop its state
+ * @shutdown: the daemon is stopping; must not block
+ *
+ * A plugin is a shared object `libesd-plugin-NAME.so` that exports exactly
+ * one symbol, %ERPC_PLUGIN_SYMBOL, defined with ERPC_PLUGIN_DEFINE(). The
+ * daemon instantiates the plugin's type and calls @setup once with its
+ * registry. Any registration that conflicts with another plugin fails
+ * @setup; the plugin is then removed whole.
+ *
+ * Since: 0.1
+ */
+struct _ErpcPluginClass {
+	GObjectClass parent_class;
+	gboolean (*setup)(ErpcPlugin *self, ErpcRegistry *registry, GError **error);
+	gboolean (*startup)(ErpcPlugin *self, GError **error);
+	void (*connection_closed)(ErpcPlugin *self, ErpcConnection *connection);
+	void (*shutdown)(ErpcPlugin *self);
+	/*< private >*/
+	gpointer padding[12];
+};
+
+/**
+ * ErpcPluginInfo:
+ * @abi_version: %ERPC_PLUGIN_ABI_VERSION
+ * @build_id: %ERPC_BUILD_ID, which must equal the daemon's
+ * @name: the plugin name, which must match the file name
+ * @version: the plugin's own version
+ * @description: one line for `--list-plugins`
+ * @get_type: returns a subclass of #ErpcPlugin
+ *
+ * What the entry symbol returns. The loader checks every field before it
+ * instantiates anything.
+ *
+ * Since: 0.1
+ */
+typedef struct {
+	guint32 abi_version;
+	const gchar *build_id;
+	const gchar *name;
+	const gchar *version;
+	const gchar *description;
+	GType (*get_type)(void);
+	/*< private >*/
+	gpointer reserved[4];
+} ErpcPluginInfo;
+
+/**
+ * ERPC_PLUGIN_SYMBOL:
+ *
+ * The one symbol a plugin exports: `const ErpcPluginInfo *erpc_plugin_query(void)`.
+ *
+ * Since: 0.1
+ */
+#define ERPC_PLUGIN_SYMBOL "erpc_plugin_query"
+
+/**
+ * ERPC_PLUGIN_DEFINE:
+ * @plugin_name: the plugin name, a string literal
+ * @plugin_version: the plugin version, a string literal
+ * @plugin_description: one line, a string literal
+ * @get_type_func: the `_get_type` function of the plugin class
+ *
+ * Defines the entry symbol of a plugin. Use it once, in one source file.
+ *
+ * Since: 0.1
+ */
+#define ERPC_PLUGIN_DEFINE(plugin_name, plugin_version, plugin_description, get_type_func)        \
+	G_MODULE_EXPORT const ErpcPluginInfo *erpc_plugin_query(void);                             \
+	const ErpcPluginInfo *erpc_plugin_query(void)                                              \
+	{                                                                                          \
+		static const ErpcPluginInfo info = {ERPC_PLUGIN_ABI_VERSION,                       \
+						    ERPC_BUILD_ID,                                 \
+						    plugin_name,                                   \
+						    plugin_version,                                \
+						    plugin_description,                            \
+						    get_type_func,                                 \
+						    {NULL}};                                       \
+		return &info;                                                              \
+	}
+
+/**
+ * ErpcPluginQueryFunc:
+ *
+ * The type of %ERPC_PLUGIN_SYMBOL.
+ *
+ * Returns: the plugin's description
+ *
+ * Since: 0.1
+ */
+typedef const ErpcPluginInfo *(*ErpcPluginQueryFunc)(void);
+
+const gchar *
+erpc_plugin_get_name(ErpcPlugin *self);
+ErpcRegistry *
+erpc_plugin_get_registry(ErpcPlugin *self);
+
+gboolean
+erpc_plugin_runner_setup(ErpcPlugin *self, ErpcRegistry *registry, GError **error);
+gboolean
+erpc_plugin_runner_startup(ErpcPlugin *self, GError **error);
+void
+erpc_plugin_runner_connection_closed(ErpcPlugin *self, ErpcConnection *connection);
+void
+erpc_plugin_runner_shutdown(ErpcPlugin *self);
+
+G_END_DECLS

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* the one header plugins and clients include */
+#define __EXECRPC_H_INSIDE__
+
+#include "erpc-call.h"
+#include "erpc-connection.h"
+#include "erpc-error.h"
+#include "erpc-json.h"
+#include "erpc-line-transport.h"
+#include "erpc-listener.h"
+#include "erpc-message.h"
+#include "erpc-plugin.h"
+#include "erpc-registry.h"
+#include "erpc-transport.h"
+#include "erpc-version.h"
+
+#undef __EXECRPC_H_INSIDE__

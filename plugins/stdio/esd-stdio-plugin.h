@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_STDIO_PLUGIN (esd_stdio_plugin_get_type())
+G_DECLARE_FINAL_TYPE(EsdStdioPlugin, esd_stdio_plugin, ESD, STDIO_PLUGIN, ErpcPlugin)
+
+G_END_DECLS

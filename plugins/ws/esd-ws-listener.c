@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <libsoup/soup.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+
+#include "esd-ws-listener.h"
+#include "esd-ws-transport.h"
+
+/*
+ * The WebSocket listener: a SoupServer on one IP address and port. `/` is
+ * the WebSocket endpoint, `/readyz` answers 200 without authentication, and
+ * every other path is 404. Accepted sockets get TCP_NODELAY, because the
+ * protocol often sends two small messages back to back.
+ */
+
+#define ESD_WS_KEEPALIVE_SECONDS 30
+
+struct _EsdWsListener {
+	ErpcListener parent_instance;
+	SoupServer *server;
+};
+
+G_DEFINE_TYPE(EsdWsListener, esd_ws_listener, ERPC_TYPE_LISTENER)
+
+static void
+esd_ws_listener_respond(SoupServerMessage *msg, guint status, const gchar *body)
+{
+	soup_server_message_set_status(msg, status, NULL);
+	if (body != NULL)
+		soup_server_message_set_response(msg, "text/plain", SOUP_MEMORY_STATIC, body, strlen(body));
+}
+
+static void
+esd_ws_listener_readyz_cb(SoupServer *server,
+			  SoupServerMessage *msg,
+			  const gchar *path,
+			  GHashTable *query,
+			  gpointer user_data)
+{
+	const gchar *method = soup_server_message_get_method(msg);
+
+	if (g_strcmp0(path, "/readyz") != 0) {
+		esd_ws_listener_respond(msg, SOUP_STATUS_NOT_FOUND, NULL);
+		return;
+	}
+	if (method != SOUP_METHOD_GET && method != SOUP_METHOD_HEAD) {
+		esd_ws_listener_respond(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
+		return;
+	}
+	soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
+}
+
+/* runs before the WebSocket handshake; any status set here refuses it */
+static void
+esd_ws_listener_root_cb(SoupServer *server,
+			SoupServerMessage *msg,
+			const gchar *path,
+			GHashTable *query,
+			gpointer user_data)
+{
+	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
+
+	if (g_strcmp0(path, "/") != 0) {
+		esd_ws_listener_respond(msg, SOUP_STATUS_NOT_FOUND, NULL);
+		return;
+	}
+	if (soup_server_message_get_method(msg) != SOUP_METHOD_GET) {
+		esd_ws_listener_respond(msg, SOUP_STATUS_METHOD_NOT_ALLOWED, NULL);
+		return;
+	}
+	if (!soup_message_headers_header_contains(headers, "Connection", "upgrade")) {
+		esd_ws_listener_respond(msg,
+					SOUP_STATUS_BAD_REQUEST,
+					"Connection header did not include 'upgrade'");
+		return;
+	}
+	/* a browser page must never reach the daemon */
+	if (soup_message_headers_get_one(headers, "Origin") != NULL) {
+		g_info("refusing a WebSocket upgrade that carries an Origin header");
+		esd_ws_listener_respond(msg, SOUP_STATUS_FORBIDDEN, "websocket origin is not allowed");
+		return;
+	}
+}
+
+static gchar *
+esd_ws_listener_describe_address(GSocketAddress *address)
+{
+	GInetSocketAddress *inet;
+	g_autofree gchar *ip = NULL;
+
+	if (!G_IS_INET_SOCKET_ADDRESS(address))
+		return g_strdup("unknown");
+	inet = G_INET_SOCKET_ADDRESS(address);
+	ip = g_inet_address_to_string(g_inet_socket_address_get_address(inet));
+	if (g_inet_address_get_family(g_inet_socket_address_get_address(inet)) == G_SOCKET_FAMILY_IPV6)
+		return g_strdup_printf("[%s]:%u", ip, g_inet_socket_address_get_port(inet));
+	return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(inet));
+}
+
+static void
+esd_ws_listener_websocket_cb(SoupServer *server,
+			     SoupServerMessage *msg,
+			     const gchar *path,
+			     SoupWebsocketConnection *connection,
+			     gpointer user_data)
+{
+	ErpcListener *listener = ERPC_LISTENER(user_data);
+	GIOStream *stream = soup_websocket_connection_get_io_stream(connection);
+	GSocket *socket = g_object_get_data(G_OBJECT(stream), "GSocket");
+	g_autofree gchar *address = NULL;
+	g_autofree gchar *peer = NULL;
+	g_autoptr(EsdWsTransport) transport = NULL;
+
+	address = esd_ws_listener_describe_address(soup_server_message_get_remote_address(msg));
+	peer = g_strdup_printf("websocket %s", address);
+	soup_websocket_connection_set_keepalive_interval(connection, ESD_WS_KEEPALIVE_SECONDS);
+	soup_websocket_connection_set_max_incoming_payload_size(
+	    connection,
+	    erpc_listener_get_max_message_size(listener));
+	transport = esd_ws_transport_new(connection, socket, peer);
+	erpc_listener_emit_transport(listener, ERPC_TRANSPORT(transport));
+}
+
+static void
+esd_ws_listener_request_started_cb(SoupServer *server, SoupServerMessage *msg, gpointer user_data)
+{
+	GSocket *socket = soup_server_message_get_socket(msg);
+
+	if (socket == NULL || g_socket_get_family(socket) == G_SOCKET_FAMILY_UNIX)
+		return;
+	g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
+}
+
+static GInetSocketAddress *
+esd_ws_listener_parse_uri(const gchar *uri, GError **error)
+{
+	g_autoptr(GUri) guri = NULL;
+	g_autoptr(GInetAddress) address = NULL;
+	const gchar *host;
+	const gchar *path;
+	gint port;
+
+	guri = g_uri_parse(uri, G_URI_FLAGS_NONE, NULL);
+	if (guri == NULL || g_strcmp0(g_uri_get_scheme(guri), "ws") != 0)
+		goto invalid;
+	host = g_uri_get_host(guri);
+	port = g_uri_get_port(guri);
+	path = g_uri_get_path(guri);
+	if (host == NULL || port < 0 || port > 65535 || g_uri_get_userinfo(guri) != NULL ||
+	    g_uri_get_query(guri) != NULL || g_uri_get_fragment(guri) != NULL)
+		goto invalid;
+	if (path != NULL && path[0] != '\0' && g_strcmp0(path, "/") != 0)
+		goto invalid;
+	/* an IP literal: the reference rejects host names such as localhost */
+	address = g_inet_address_new_from_string(host);
+	if (address == NULL)
+		goto invalid;
+	return G_INET_SOCKET_ADDRESS(g_inet_socket_address_new(address, (guint16)port));
+invalid:
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "unsupported --listen URL %s; expected ws://IP:PORT or stdio",
+		    uri);
+	return NULL;
+}
+
+static gboolean
+esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
+{
+	EsdWsListener *self = ESD_WS_LISTENER(listener);
+	g_autoptr(GInetSocketAddress) address = NULL;
+	g_autoptr(GSList) sockets = NULL;
+	g_autoptr(GSocketAddress) bound = NULL;
+	g_autofree gchar *bound_text = NULL;
+	g_autofree gchar *bound_uri = NULL;
+
+	address = esd_ws_listener_parse_uri(uri, error);
+	if (address == NULL)
+		return FALSE;
+	if (self->server != NULL) {
+		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_EXISTS, "already listening");
+		return FALSE;
+	}
+	self->server = soup_server_new("server-header", "execserverd/" PACKAGE_VERSION, NULL);
+	/* the protocol does not use compression, and it would allow bombs */
+	soup_server_remove_websocket_extension(self->server, SOUP_TYPE_WEBSOCKET_EXTENSION_DEFLATE);
+	soup_server_add_handler(self->server, "/readyz", esd_ws_listener_readyz_cb, self, NULL);
+	soup_server_add_handler(self->server, "/", esd_ws_listener_root_cb, self, NULL);
+	soup_server_add_websocket_handler(self->server,
+					  "/",
+					  NULL,
+					  NULL,
+					  esd_ws_listener_websocket_cb,
+					  self,
+					  NULL);
+	g_signal_connect(self->server,
+			 "request-started",
+			 G_CALLBACK(esd_ws_listener_request_started_cb),
+			 self);
+	if (!soup_server_listen(self->server, G_SOCKET_ADDRESS(address), 0, error)) {
+		g_prefix_error(error, "cannot listen on %s: ", uri);
+		g_clear_object(&self->server);
+		return FALSE;
+	}
+	sockets = soup_server_get_listeners(self->server);
+	if (sockets == NULL || (bound = g_socket_get_local_address(sockets->data, error)) == NULL) {
+		g_clear_object(&self->server);
+		return FALSE;
+	}
+	bound_text = esd_ws_listener_describe_address(bound);
+	bound_uri = g_strdup_printf("ws://%s", bound_text);
+	erpc_listener_set_bound_uri(listener, bound_uri);
+	g_info("listening on %s", bound_uri);
+	return TRUE;
+}
+
+static void
+esd_ws_listener_stop(ErpcListener *listener)
+{
+	EsdWsListener *self = ESD_WS_LISTENER(listener);
+	if (self->server != NULL)
+		soup_server_disconnect(self->server);
+}
+
+static void
+esd_ws_listener_dispose(GObject *object)
+{
+	EsdWsListener *self = ESD_WS_LISTENER(object);
+	if (self->server != NULL) {
+		g_signal_handlers_disconnect_by_data(self->server, self);
+		soup_server_disconnect(self->server);
+		g_clear_object(&self->server);
+	}
+	G_OBJECT_CLASS(esd_ws_listener_parent_class)->dispose(object);
+}
+
+static void
+esd_ws_listener_init(EsdWsListener *self)
+{
+}
+
+static void
+esd_ws_listener_class_init(EsdWsListenerClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = esd_ws_listener_dispose;
+	ERPC_LISTENER_CLASS(klass)->listen = esd_ws_listener_listen;
+	ERPC_LISTENER_CLASS(klass)->stop = esd_ws_listener_stop;
+}

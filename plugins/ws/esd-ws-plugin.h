@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_WS_PLUGIN (esd_ws_plugin_get_type())
+G_DECLARE_FINAL_TYPE(EsdWsPlugin, esd_ws_plugin, ESD, WS_PLUGIN, ErpcPlugin)
+
+G_END_DECLS

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+#include <libsoup/soup.h>
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_WS_TRANSPORT (esd_ws_transport_get_type())
+G_DECLARE_FINAL_TYPE(EsdWsTransport, esd_ws_transport, ESD, WS_TRANSPORT, ErpcTransport)
+
+EsdWsTransport *
+esd_ws_transport_new(SoupWebsocketConnection *connection, GSocket *socket, const gchar *peer);
+
+G_END_DECLS

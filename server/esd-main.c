@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <glib-unix.h>
+#include <glib/gi18n.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "esd-server.h"
+
+typedef struct {
+	GMainLoop *loop;
+	EsdServer *server;
+	gint exit_code;
+} EsdMain;
+
+static gboolean
+esd_main_signal_cb(gpointer user_data)
+{
+	EsdMain *self = user_data;
+	g_message("received a signal, shutting down");
+	g_main_loop_quit(self->loop);
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+esd_main_finished_cb(EsdServer *server, EsdMain *self)
+{
+	g_debug("no listener left, exiting");
+	g_main_loop_quit(self->loop);
+}
+
+/* logs go to stderr only: stdout belongs to the protocol or the bound URL */
+static void
+esd_main_log_handler(const gchar *log_domain,
+		     GLogLevelFlags log_level,
+		     const gchar *message,
+		     gpointer user_data)
+{
+	const gchar *level = "";
+	gboolean verbose = GPOINTER_TO_INT(user_data);
+
+	switch (log_level & G_LOG_LEVEL_MASK) {
+	case G_LOG_LEVEL_ERROR:
+		level = "ERROR";
+		break;
+	case G_LOG_LEVEL_CRITICAL:
+		level = "CRITICAL";
+		break;
+	case G_LOG_LEVEL_WARNING:
+		level = "WARNING";
+		break;
+	case G_LOG_LEVEL_MESSAGE:
+		level = "MESSAGE";
+		break;
+	case G_LOG_LEVEL_INFO:
+		if (!verbose)
+			return;
+		level = "INFO";
+		break;
+	case G_LOG_LEVEL_DEBUG:
+		if (!verbose || g_getenv("G_MESSAGES_DEBUG") == NULL)
+			return;
+		level = "DEBUG";
+		break;
+	default:
+		level = "LOG";
+		break;
+	}
+	fprintf(stderr, "%s-%s: %s\n", log_domain != NULL ? log_domain : "execserverd", level, message);
+}
+
+/* the binary in the build tree finds the build tree's plugins */
+static gboolean
+esd_main_running_from_build_tree(void)
+{
+	g_autofree gchar *exe = g_file_read_link("/proc/self/exe", NULL);
+	g_autofree gchar *dir = NULL;
+
+	if (exe == NULL)
+		return FALSE;
+	dir = g_path_get_dirname(exe);
+	return g_strcmp0(dir, ESD_BUILD_SERVERDIR) == 0;
+}
+
+static void
+esd_main_list_plugins(EsdServer *server)
+{
+	EsdPluginLoader *loader = esd_server_get_loader(server);
+	ErpcRegistry *registry = esd_server_get_registry(server);
+	GPtrArray *plugins = esd_plugin_loader_get_plugins(loader);
+
+	for (guint i = 0; i < plugins->len; i++) {
+		ErpcPlugin *plugin = g_ptr_array_index(plugins, i);
+		const ErpcPluginInfo *info = esd_plugin_loader_get_info(loader, plugin);
+		const gchar *name = erpc_plugin_get_name(plugin);
+		g_autoptr(GPtrArray) methods = erpc_registry_list_methods(registry, name);
+		g_autoptr(GPtrArray) caps = erpc_registry_list_capabilities(registry, name);
+		g_autoptr(GPtrArray) exts = erpc_registry_list_extensions(registry, NULL, name);
+
+		g_print("%s %s\n", name, info->version);
+		g_print("  %s\n", info->description);
+		g_print("  %s: %s\n", _("path"), esd_plugin_loader_get_path(loader, plugin));
+		g_print("  %s:", _("methods"));
+		for (guint j = 0; j < methods->len; j++)
+			g_print(" %s", (const gchar *)g_ptr_array_index(methods, j));
+		g_print("\n  %s:", _("capabilities"));
+		for (guint j = 0; j < caps->len; j++) {
+			const gchar *cap = g_ptr_array_index(caps, j);
+			g_print(" %s=%u", cap, erpc_registry_get_capability_version(registry, cap));
+		}
+		g_print("\n  %s:", _("extensions"));
+		for (guint j = 0; j < exts->len; j++)
+			g_print(" %s", (const gchar *)g_ptr_array_index(exts, j));
+		g_print("\n");
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	EsdMain self = {0};
+	gboolean version = FALSE;
+	gboolean list_plugins = FALSE;
+	gboolean verbose = FALSE;
+	gboolean from_build_tree;
+	gint concurrent_requests = 1;
+	gint session_grace = 80;
+	gint64 max_message_size = 128 * 1024 * 1024;
+	g_auto(GStrv) listen = NULL;
+	g_auto(GStrv) plugin_dirs = NULL;
+	g_autoptr(GOptionContext) context = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(EsdServer) server = NULL;
+	g_autoptr(GMainLoop) loop = NULL;
+	const GOptionEntry entries[] = {
+	    {"listen",
+	     'l',
+	     0,
+	     G_OPTION_ARG_STRING_ARRAY,
+	     &listen,
+	     /* TRANSLATORS: --listen */
+	     N_("Where to accept connections: ws://IP:PORT or stdio (default ws://127.0.0.1:0)"),
+	     "URL"},
+	    {"plugins-dir",
+	     0,
+	     0,
+	     G_OPTION_ARG_FILENAME_ARRAY,
+	     &plugin_dirs,
+	     /* TRANSLATORS: --plugins-dir */
+	     N_("Load plugins from DIR before the installed ones (repeatable)"),
+	     "DIR"},
+	    {"list-plugins",
+	     0,
+	     0,
+	     G_OPTION_ARG_NONE,
+	     &list_plugins,
+	     N_("List the loaded plugins with their methods and capabilities, then exit"),
+	     NULL},
+	    {"concurrent-requests",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &concurrent_requests,
+	     N_("Requests run at once per connection (default 1)"),
+	     "N"},
+	    {"session-grace",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &session_grace,
+	     N_("Seconds a detached session stays resumable (default 80)"),
+	     "SECONDS"},
+	    {"max-message-size",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT64,
+	     &max_message_size,
+	     N_("Largest message accepted, in bytes (default 134217728)"),
+	     "BYTES"},
+	    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Log more to stderr"), NULL},
+	    {"version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version and exit"), NULL},
+	    {NULL}};
+
+	setlocale(LC_ALL, "");
+	bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+	bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
+	textdomain(GETTEXT_PACKAGE);
+
+	context = g_option_context_new(NULL);
+	/* TRANSLATORS: one line under the usage of --help */
+	g_option_context_set_summary(context, _("Execution server for coding agents (Codex exec-server protocol)"));
+	g_option_context_add_main_entries(context, entries, GETTEXT_PACKAGE);
+	if (!g_option_context_parse(context, &argc, &argv, &error)) {
+		g_printerr("%s: %s\n", g_get_prgname(), error->message);
+		g_printerr(_("Run '%s --help' to see the options.\n"), g_get_prgname());
+		return EXIT_FAILURE;
+	}
+	if (version) {
+		g_print("execserverd %s (protocol %s, plugin ABI %u)\n",
+			PACKAGE_VERSION,
+			ESD_PROTOCOL_VERSION,
+			(guint)ERPC_PLUGIN_ABI_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (concurrent_requests < 1 || session_grace < 1 || max_message_size < 1024) {
+		g_printerr(_("%s: --concurrent-requests and --session-grace must be at least 1, "
+			     "--max-message-size at least 1024\n"),
+			   g_get_prgname());
+		return EXIT_FAILURE;
+	}
+	if (argc > 1) {
+		g_printerr(_("%s: unexpected argument %s\n"), g_get_prgname(), argv[1]);
+		return EXIT_FAILURE;
+	}
+
+	g_log_set_default_handler(esd_main_log_handler, GINT_TO_POINTER(verbose));
+	signal(SIGPIPE, SIG_IGN);
+
+	server = g_object_new(ESD_TYPE_SERVER,
+			      "concurrent-requests",
+			      (guint)concurrent_requests,
+			      "session-grace",
+			      (guint)session_grace,
+			      "max-message-size",
+			      (guint64)max_message_size,
+			      NULL);
+	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
+		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
+	from_build_tree = esd_main_running_from_build_tree();
+	if (from_build_tree)
+		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_BUILD_PLUGINDIR, TRUE);
+	else
+		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_PLUGINDIR, FALSE);
+	if (!esd_server_setup(server, &error)) {
+		g_printerr("%s: %s\n", g_get_prgname(), error->message);
+		return EXIT_FAILURE;
+	}
+	if (list_plugins) {
+		esd_main_list_plugins(server);
+		return EXIT_SUCCESS;
+	}
+
+	loop = g_main_loop_new(NULL, FALSE);
+	self.loop = loop;
+	self.server = server;
+	g_signal_connect(server, "finished", G_CALLBACK(esd_main_finished_cb), &self);
+	g_unix_signal_add(SIGTERM, esd_main_signal_cb, &self);
+	g_unix_signal_add(SIGINT, esd_main_signal_cb, &self);
+
+	if (listen == NULL || listen[0] == NULL) {
+		g_strfreev(listen);
+		listen = g_new0(gchar *, 2);
+		listen[0] = g_strdup("ws://127.0.0.1:0");
+	}
+	for (guint i = 0; listen[i] != NULL; i++) {
+		ErpcListener *listener = esd_server_listen(server, listen[i], &error);
+		if (listener == NULL) {
+			g_printerr("%s: %s\n", g_get_prgname(), error->message);
+			return EXIT_FAILURE;
+		}
+		/* the first stdout line is the bound address, as clients expect */
+		if (erpc_listener_get_announce(listener) &&
+		    erpc_listener_get_bound_uri(listener) != NULL) {
+			g_print("%s\n", erpc_listener_get_bound_uri(listener));
+			fflush(stdout);
+		}
+	}
+	g_main_loop_run(loop);
+	esd_server_shutdown(server);
+	return self.exit_code;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_PLUGIN_LOADER (esd_plugin_loader_get_type())
+G_DECLARE_FINAL_TYPE(EsdPluginLoader, esd_plugin_loader, ESD, PLUGIN_LOADER, GObject)
+
+EsdPluginLoader *
+esd_plugin_loader_new(ErpcRegistry *registry);
+void
+esd_plugin_loader_add_dir(EsdPluginLoader *self, const gchar *dir, gboolean with_subdirs);
+guint
+esd_plugin_loader_load_all(EsdPluginLoader *self);
+ErpcPlugin *
+esd_plugin_loader_load_file(EsdPluginLoader *self, const gchar *path, GError **error);
+GPtrArray *
+esd_plugin_loader_get_plugins(EsdPluginLoader *self);
+const ErpcPluginInfo *
+esd_plugin_loader_get_info(EsdPluginLoader *self, ErpcPlugin *plugin);
+const gchar *
+esd_plugin_loader_get_path(EsdPluginLoader *self, ErpcPlugin *plugin);
+gboolean
+esd_plugin_loader_startup(EsdPluginLoader *self);
+void
+esd_plugin_loader_connection_closed(EsdPluginLoader *self, ErpcConnection *connection);
+void
+esd_plugin_loader_shutdown(EsdPluginLoader *self);
+
+G_END_DECLS

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "esd-dispatcher.h"
+#include "esd-environment.h"
+#include "esd-server.h"
+#include "esd-session.h"
+
+/*
+ * The transport-neutral core: it owns the registry and the plugins, turns
+ * every transport a listener accepts into a dispatcher, keeps the sessions,
+ * and implements the handshake methods. Everything else comes from plugins.
+ */
+struct _EsdServer {
+	GObject parent_instance;
+	ErpcRegistry *registry;
+	EsdPluginLoader *loader;
+	GPtrArray *listeners;	 /* of ErpcListener */
+	GHashTable *dispatchers; /* of EsdDispatcher */
+	GHashTable *sessions;	 /* id → EsdSession */
+	GHashTable *expiries;	 /* id → GSource of a detached session */
+	gchar *environment_info; /* serialized EnvironmentInfo */
+	guint concurrent_requests;
+	guint64 max_message_size;
+	guint session_grace;
+	guint listeners_active;
+	gboolean shutting_down;
+};
+
+G_DEFINE_TYPE(EsdServer, esd_server, G_TYPE_OBJECT)
+
+enum {
+	PROP_0,
+	PROP_CONCURRENT_REQUESTS,
+	PROP_MAX_MESSAGE_SIZE,
+	PROP_SESSION_GRACE,
+	PROP_LAST
+};
+enum { SIGNAL_FINISHED, SIGNAL_LAST };
+
+static GParamSpec *esd_server_props[PROP_LAST] = {NULL};
+static guint esd_server_signals[SIGNAL_LAST] = {0};
+
+ErpcRegistry *
+esd_server_get_registry(EsdServer *self)
+{
+	return self->registry;
+}
+
+EsdPluginLoader *
+esd_server_get_loader(EsdServer *self)
+{
+	return self->loader;
+}
+
+static EsdDispatcher *
+esd_server_call_dispatcher(ErpcCall *call)
+{
+	return ESD_DISPATCHER(erpc_call_get_context(call));
+}
+
+static void
+esd_server_expire_session(EsdServer *self, const gchar *id)
+{
+	g_info("session %s expired", id);
+	g_hash_table_remove(self->expiries, id);
+	g_hash_table_remove(self->sessions, id);
+}
+
+static gboolean
+esd_server_expire_cb(gpointer user_data)
+{
+	EsdSession *session = ESD_SESSION(user_data);
+	EsdServer *self = g_object_get_data(G_OBJECT(session), "esd-server");
+	g_autofree gchar *id = g_strdup(esd_session_get_id(session));
+
+	esd_server_expire_session(self, id);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+esd_server_session_detached(EsdServer *self, EsdSession *session)
+{
+	GSource *source;
+
+	esd_session_detach(session);
+	if (self->shutting_down)
+		return;
+	source = g_timeout_source_new_seconds(self->session_grace);
+	g_source_set_callback(source, esd_server_expire_cb, session, NULL);
+	g_source_attach(source, NULL);
+	g_hash_table_replace(self->expiries, g_strdup(esd_session_get_id(session)), source);
+	g_debug("session %s detached; expires in %u s", esd_session_get_id(session), self->session_grace);
+}
+
+static EsdSession *
+esd_server_resume_session(EsdServer *self, const gchar *id, GError **error)
+{
+	EsdSession *session = g_hash_table_lookup(self->sessions, id);
+
+	if (session == NULL) {
+		g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "unknown session id %s", id);
+		return NULL;
+	}
+	if (esd_session_is_attached(session)) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_SESSION_ATTACHED,
+			    "session %s is already attached to another connection",
+			    id);
+		return NULL;
+	}
+	g_hash_table_remove(self->expiries, id);
+	return g_object_ref(session);
+}
+
+static void
+esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdServer *self = ESD_SERVER(user_data);
+	EsdDispatcher *dispatcher = esd_server_call_dispatcher(call);
+	const gchar *client_name = NULL;
+	const gchar *resume_id = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(EsdSession) session = NULL;
+	g_autoptr(GString) result = NULL;
+
+	if (!erpc_json_require_string(params, "clientName", &client_name, &error) ||
+	    !erpc_json_get_string(params, "resumeSessionId", NULL, &resume_id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (esd_dispatcher_get_state(dispatcher) != ESD_DISPATCHER_STATE_NEW) {
+		g_set_error_literal(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_REQUEST,
+				    "initialize may only be sent once per connection");
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (resume_id != NULL) {
+		session = esd_server_resume_session(self, resume_id, &error);
+		if (session == NULL) {
+			erpc_call_return_error(call, error);
+			return;
+		}
+	} else {
+		session = esd_session_new();
+		g_object_set_data(G_OBJECT(session), "esd-server", self);
+		g_hash_table_insert(self->sessions,
+				    g_strdup(esd_session_get_id(session)),
+				    g_object_ref(session));
+	}
+	esd_session_attach(session, erpc_call_get_connection(call));
+	esd_dispatcher_set_session(dispatcher, session);
+	g_info("connection %" G_GUINT64_FORMAT ": %s session %s",
+	       erpc_connection_get_id(erpc_call_get_connection(call)),
+	       resume_id != NULL ? "resumed" : "started",
+	       esd_session_get_id(session));
+
+	result = g_string_new("{\"sessionId\":");
+	erpc_json_append_string(result, esd_session_get_id(session), -1);
+	g_string_append(result, ",\"environmentInfo\":");
+	g_string_append(result, self->environment_info);
+	g_string_append_c(result, '}');
+	erpc_call_return_raw(call, result->str);
+}
+
+static void
+esd_server_environment_info(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdServer *self = ESD_SERVER(user_data);
+	erpc_call_return_raw(call, self->environment_info);
+}
+
+static void
+esd_server_environment_status(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	erpc_call_return_raw(call, "{\"status\":\"ready\"}");
+}
+
+static gboolean
+esd_server_register_core(EsdServer *self, GError **error)
+{
+	const ErpcMethodInfo methods[] = {
+	    {.name = "initialize",
+	     .family = "initialize",
+	     .params_type = "InitializeParams",
+	     .flags = ERPC_METHOD_FLAG_PRE_INIT,
+	     .func = esd_server_initialize},
+	    {.name = "environment/info",
+	     .family = "environment info",
+	     .func = esd_server_environment_info},
+	    {.name = "environment/status",
+	     .family = "environment status",
+	     .func = esd_server_environment_status},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(methods); i++) {
+		if (!erpc_registry_add_method(self->registry, &methods[i], self, NULL, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* registers the core methods, loads the plugins and starts them */
+gboolean
+esd_server_setup(EsdServer *self, GError **error)
+{
+	if (!esd_server_register_core(self, error))
+		return FALSE;
+	esd_plugin_loader_load_all(self->loader);
+	esd_plugin_loader_startup(self->loader);
+	self->environment_info = esd_environment_build_info(self->registry);
+	return TRUE;
+}
+
+static void
+esd_server_dispatcher_closed_cb(EsdDispatcher *dispatcher, EsdServer *self)
+{
+	ErpcConnection *connection = esd_dispatcher_get_connection(dispatcher);
+	EsdSession *session = esd_dispatcher_get_session(dispatcher);
+
+	g_info("connection %" G_GUINT64_FORMAT " (%s) closed",
+	       erpc_connection_get_id(connection),
+	       erpc_connection_get_peer(connection));
+	if (session != NULL && esd_session_get_connection(session) == connection)
+		esd_server_session_detached(self, session);
+	esd_plugin_loader_connection_closed(self->loader, connection);
+	g_hash_table_remove(self->dispatchers, dispatcher);
+}
+
+static void
+esd_server_new_transport_cb(ErpcListener *listener, ErpcTransport *transport, EsdServer *self)
+{
+	g_autoptr(ErpcConnection) connection = NULL;
+	EsdDispatcher *dispatcher;
+
+	if (self->shutting_down) {
+		erpc_transport_close(transport, TRUE);
+		return;
+	}
+	connection = erpc_connection_new(transport, self->max_message_size, ERPC_JSON_MAX_DEPTH);
+	dispatcher = esd_dispatcher_new(connection, self->registry, self->concurrent_requests);
+	g_signal_connect(dispatcher, "closed", G_CALLBACK(esd_server_dispatcher_closed_cb), self);
+	g_hash_table_add(self->dispatchers, dispatcher);
+	g_info("connection %" G_GUINT64_FORMAT " from %s",
+	       erpc_connection_get_id(connection),
+	       erpc_transport_get_peer(transport));
+}
+
+static void
+esd_server_listener_finished_cb(ErpcListener *listener, EsdServer *self)
+{
+	if (self->listeners_active > 0)
+		self->listeners_active--;
+	if (self->listeners_active == 0)
+		g_signal_emit(self, esd_server_signals[SIGNAL_FINISHED], 0);
+}
+
+static gchar *
+esd_server_scheme_for_uri(const gchar *uri)
+{
+	const gchar *colon;
+
+	if (g_strcmp0(uri, "stdio") == 0)
+		return g_strdup("stdio");
+	colon = strstr(uri, "://");
+	if (colon == NULL)
+		return NULL;
+	return g_ascii_strdown(uri, colon - uri);
+}
+
+/* returns the listener, which owns the bound address */
+ErpcListener *
+esd_server_listen(EsdServer *self, const gchar *uri, GError **error)
+{
+	g_autofree gchar *scheme = esd_server_scheme_for_uri(uri);
+	g_autoptr(ErpcListener) listener = NULL;
+	GType gtype;
+
+	if (scheme == NULL) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "unsupported --listen URL %s; expected ws://IP:PORT or stdio",
+			    uri);
+		return NULL;
+	}
+	gtype = erpc_registry_lookup_extension(self->registry, ERPC_EXTENSION_POINT_TRANSPORT, scheme);
+	if (gtype == G_TYPE_INVALID) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_NOT_SUPPORTED,
+			    "unsupported --listen URL %s: no transport plugin provides %s",
+			    uri,
+			    scheme);
+		return NULL;
+	}
+	listener = g_object_new(gtype, "max-message-size", self->max_message_size, NULL);
+	g_signal_connect(listener, "new-transport", G_CALLBACK(esd_server_new_transport_cb), self);
+	g_signal_connect(listener, "finished", G_CALLBACK(esd_server_listener_finished_cb), self);
+	if (!erpc_listener_listen(listener, uri, error))
+		return NULL;
+	self->listeners_active++;
+	g_ptr_array_add(self->listeners, listener);
+	return g_steal_pointer(&listener);
+}
+
+/* stops listening, closes every connection and tells the plugins */
+void
+esd_server_shutdown(EsdServer *self)
+{
+	g_autoptr(GList) dispatchers = NULL;
+
+	if (self->shutting_down)
+		return;
+	self->shutting_down = TRUE;
+	for (guint i = 0; i < self->listeners->len; i++) {
+		ErpcListener *listener = g_ptr_array_index(self->listeners, i);
+		g_signal_handlers_disconnect_by_data(listener, self);
+		erpc_listener_stop(listener);
+	}
+	dispatchers = g_hash_table_get_keys(self->dispatchers);
+	for (GList *l = dispatchers; l != NULL; l = l->next)
+		erpc_connection_close(esd_dispatcher_get_connection(l->data), FALSE);
+	g_hash_table_remove_all(self->expiries);
+	g_hash_table_remove_all(self->sessions);
+	esd_plugin_loader_shutdown(self->loader);
+}
+
+static void
+esd_server_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+	EsdServer *self = ESD_SERVER(object);
+	switch (prop_id) {
+	case PROP_CONCURRENT_REQUESTS:
+		g_value_set_uint(value, self->concurrent_requests);
+		break;
+	case PROP_MAX_MESSAGE_SIZE:
+		g_value_set_uint64(value, self->max_message_size);
+		break;
+	case PROP_SESSION_GRACE:
+		g_value_set_uint(value, self->session_grace);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+		break;
+	}
+}
+
+static void
+esd_server_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+	EsdServer *self = ESD_SERVER(object);
+	switch (prop_id) {
+	case PROP_CONCURRENT_REQUESTS:
+		self->concurrent_requests = g_value_get_uint(value);
+		break;
+	case PROP_MAX_MESSAGE_SIZE:
+		self->max_message_size = g_value_get_uint64(value);
+		break;
+	case PROP_SESSION_GRACE:
+		self->session_grace = g_value_get_uint(value);
+		break;
+	default:
+		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+		break;
+	}
+}
+
+static void
+esd_server_dispose(GObject *object)
+{
+	EsdServer *self = ESD_SERVER(object);
+
+	esd_server_shutdown(self);
+	g_clear_pointer(&self->dispatchers, g_hash_table_unref);
+	g_clear_pointer(&self->listeners, g_ptr_array_unref);
+	g_clear_pointer(&self->expiries, g_hash_table_unref);
+	g_clear_pointer(&self->sessions, g_hash_table_unref);
+	g_clear_object(&self->loader);
+	g_clear_object(&self->registry);
+	G_OBJECT_CLASS(esd_server_parent_class)->dispose(object);
+}
+
+static void
+esd_server_finalize(GObject *object)
+{
+	EsdServer *self = ESD_SERVER(object);
+	g_free(self->environment_info);
+	G_OBJECT_CLASS(esd_server_parent_class)->finalize(object);
+}
+
+static void
+esd_server_expiry_free(gpointer data)
+{
+	g_source_destroy(data);
+	g_source_unref(data);
+}
+
+static void
+esd_server_init(EsdServer *self)
+{
+	self->registry = erpc_registry_new();
+	self->loader = esd_plugin_loader_new(self->registry);
+	self->listeners = g_ptr_array_new_with_free_func(g_object_unref);
+	self->dispatchers = g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref, NULL);
+	self->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
+	self->expiries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_server_expiry_free);
+}
+
+static void
+esd_server_class_init(EsdServerClass *klass)
+{
+	GObjectClass *object_class = G_OBJECT_CLASS(klass);
+
+	object_class->get_property = esd_server_get_property;
+	object_class->set_property = esd_server_set_property;
+	object_class->dispose = esd_server_dispose;
+	object_class->finalize = esd_server_finalize;
+
+	esd_server_props[PROP_CONCURRENT_REQUESTS] =
+	    g_param_spec_uint("concurrent-requests",
+			      NULL,
+			      NULL,
+			      1,
+			      G_MAXUINT,
+			      1,
+			      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+	/* large enough for a 50 MB file written in one fs/writeFile */
+	esd_server_props[PROP_MAX_MESSAGE_SIZE] =
+	    g_param_spec_uint64("max-message-size",
+				NULL,
+				NULL,
+				1024,
+				G_MAXSIZE,
+				128 * 1024 * 1024,
+				G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+	/* the reference keeps detached sessions for about 80 s */
+	esd_server_props[PROP_SESSION_GRACE] =
+	    g_param_spec_uint("session-grace",
+			      NULL,
+			      NULL,
+			      1,
+			      G_MAXUINT,
+			      80,
+			      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+	g_object_class_install_properties(object_class, PROP_LAST, esd_server_props);
+
+	esd_server_signals[SIGNAL_FINISHED] = g_signal_new("finished",
+							   G_TYPE_FROM_CLASS(klass),
+							   G_SIGNAL_RUN_LAST,
+							   0,
+							   NULL,
+							   NULL,
+							   NULL,
+							   G_TYPE_NONE,
+							   0);
+}
+
+EsdServer *
+esd_server_new(void)
+{
+	return g_object_new(ESD_TYPE_SERVER, NULL);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+#include "esd-plugin-loader.h"
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_SERVER (esd_server_get_type())
+G_DECLARE_FINAL_TYPE(EsdServer, esd_server, ESD, SERVER, GObject)
+
+EsdServer *
+esd_server_new(void);
+ErpcRegistry *
+esd_server_get_registry(EsdServer *self);
+EsdPluginLoader *
+esd_server_get_loader(EsdServer *self);
+gboolean
+esd_server_setup(EsdServer *self, GError **error);
+ErpcListener *
+esd_server_listen(EsdServer *self, const gchar *uri, GError **error);
+void
+esd_server_shutdown(EsdServer *self);
+
+G_END_DECLS

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_SESSION (esd_session_get_type())
+G_DECLARE_FINAL_TYPE(EsdSession, esd_session, ESD, SESSION, GObject)
+
+EsdSession *
+esd_session_new(void);
+const gchar *
+esd_session_get_id(EsdSession *self);
+ErpcConnection *
+esd_session_get_connection(EsdSession *self);
+void
+esd_session_attach(EsdSession *self, ErpcConnection *connection);
+void
+esd_session_detach(EsdSession *self);
+gboolean
+esd_session_is_attached(EsdSession *self);
+
+G_END_DECLS
