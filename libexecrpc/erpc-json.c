@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "erpc-error.h"
@@ -118,6 +119,23 @@ erpc_json_get_parser(void)
 	return parser;
 }
 
+/* "<data>:1:7: Parse error: unexpected character" → "unexpected character at line 1 column 7" */
+static gchar *
+erpc_json_rewrite_parse_error(const gchar *message)
+{
+	guint line = 0;
+	guint column = 0;
+	gint consumed = 0;
+	const gchar *detail;
+
+	if (sscanf(message, "<data>:%u:%u: %n", &line, &column, &consumed) != 2 || consumed == 0)
+		return g_strdup(message);
+	detail = message + consumed;
+	if (g_str_has_prefix(detail, "Parse error: "))
+		detail += strlen("Parse error: ");
+	return g_strdup_printf("%s at line %u column %u", detail, line, column);
+}
+
 /**
  * erpc_json_parse:
  * @data: bytes received from a peer
@@ -143,11 +161,8 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 		return NULL;
 	parser = erpc_json_get_parser();
 	if (!json_parser_load_from_data(parser, data, (gssize)len, &error_local)) {
-		g_set_error(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_PARSE,
-			    "%s",
-			    error_local->message);
+		g_autofree gchar *detail = erpc_json_rewrite_parse_error(error_local->message);
+		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_PARSE, detail);
 		return NULL;
 	}
 	root = json_parser_steal_root(parser);

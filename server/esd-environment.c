@@ -29,6 +29,7 @@ static const gchar *const esd_environment_known_capabilities[] = {
     "windowsMxc",
     "linuxRootWritePreservesDevices",
     "linuxApprovedRootWritePreservesRestrictions",
+    NULL,
 };
 
 gchar *
@@ -87,7 +88,7 @@ esd_environment_add_capabilities(JsonBuilder *builder, ErpcRegistry *registry)
 
 	json_builder_set_member_name(builder, "capabilities");
 	json_builder_begin_object(builder);
-	for (guint i = 0; i < G_N_ELEMENTS(esd_environment_known_capabilities); i++) {
+	for (guint i = 0; esd_environment_known_capabilities[i] != NULL; i++) {
 		const gchar *name = esd_environment_known_capabilities[i];
 		json_builder_set_member_name(builder, name);
 		json_builder_add_boolean_value(builder,

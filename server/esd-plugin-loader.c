@@ -293,14 +293,22 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 		g_ptr_array_sort(paths, esd_plugin_loader_sort_paths);
 		for (guint j = 0; j < paths->len; j++) {
 			const gchar *path = g_ptr_array_index(paths, j);
+			g_autofree gchar *name = esd_plugin_loader_name_from_path(path);
+			EsdPluginEntry *existing = esd_plugin_loader_find(self, name);
 			g_autoptr(GError) error = NULL;
-			g_autoptr(ErpcPlugin) plugin = esd_plugin_loader_load_file(self, path, &error);
+			g_autoptr(ErpcPlugin) plugin = NULL;
+
+			/* an earlier directory overrides a later one, e.g. the installed plugins */
+			if (existing != NULL) {
+				g_info("plugin %s at %s ignored: already loaded from %s",
+				       name,
+				       path,
+				       existing->path);
+				continue;
+			}
+			plugin = esd_plugin_loader_load_file(self, path, &error);
 			if (plugin == NULL) {
-				if (g_error_matches(error, ERPC_ERROR, ERPC_ERROR_EXISTS) &&
-				    g_str_has_prefix(error->message, "plugin "))
-					g_info("%s", error->message);
-				else
-					g_warning("refusing plugin: %s", error->message);
+				g_warning("refusing plugin: %s", error->message);
 				continue;
 			}
 			n++;

@@ -233,8 +233,9 @@ esd_server_dispatcher_closed_cb(EsdDispatcher *dispatcher, EsdServer *self)
 	g_hash_table_remove(self->dispatchers, dispatcher);
 }
 
-static void
-esd_server_new_transport_cb(ErpcListener *listener, ErpcTransport *transport, EsdServer *self)
+/* serves one connected transport, from a listener or handed over directly */
+void
+esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
 {
 	g_autoptr(ErpcConnection) connection = NULL;
 	EsdDispatcher *dispatcher;
@@ -250,6 +251,12 @@ esd_server_new_transport_cb(ErpcListener *listener, ErpcTransport *transport, Es
 	g_info("connection %" G_GUINT64_FORMAT " from %s",
 	       erpc_connection_get_id(connection),
 	       erpc_transport_get_peer(transport));
+}
+
+static void
+esd_server_new_transport_cb(ErpcListener *listener, ErpcTransport *transport, EsdServer *self)
+{
+	esd_server_add_transport(self, transport);
 }
 
 static void

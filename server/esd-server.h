@@ -21,6 +21,8 @@ esd_server_setup(EsdServer *self, GError **error);
 ErpcListener *
 esd_server_listen(EsdServer *self, const gchar *uri, GError **error);
 void
+esd_server_add_transport(EsdServer *self, ErpcTransport *transport);
+void
 esd_server_shutdown(EsdServer *self);
 
 G_END_DECLS

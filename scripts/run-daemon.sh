@@ -1,0 +1,10 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Installs what is missing, builds, and starts execserverd on ws://127.0.0.1:8765
+# with the plugins of the build tree. Extra arguments go to the daemon.
+set -eu
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+[ -d build ] || meson setup build --buildtype=debugoptimized >&2
+ninja -C build >&2
+exec build/server/execserverd --listen ws://127.0.0.1:8765 "$@"
