@@ -22,7 +22,7 @@ run_suite() {
 
 run_suite build-ci --buildtype=debugoptimized
 # clang sanitizer runtimes need undefined symbols left to the executable (meson #764)
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/data/lsan.supp \
 	run_suite build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false

@@ -89,7 +89,7 @@ esd_server_session_detached(EsdServer *self, EsdSession *session)
 	esd_session_detach(session);
 	if (self->shutting_down)
 		return;
-	source = g_timeout_source_new_seconds(self->session_grace);
+	source = g_timeout_source_new(self->session_grace * 1000);
 	g_source_set_callback(source, esd_server_expire_cb, session, NULL);
 	g_source_attach(source, NULL);
 	g_hash_table_replace(self->expiries, g_strdup(esd_session_get_id(session)), source);
