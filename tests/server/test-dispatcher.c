@@ -4,59 +4,8 @@
 
 #include <string.h>
 
+#include "esd-mock-transport.h"
 #include "esd-server.h"
-
-/* a transport that records what the server sends */
-#define ESD_TYPE_MOCK_TRANSPORT (esd_mock_transport_get_type())
-G_DECLARE_FINAL_TYPE(EsdMockTransport, esd_mock_transport, ESD, MOCK_TRANSPORT, ErpcTransport)
-
-struct _EsdMockTransport {
-	ErpcTransport parent_instance;
-	GPtrArray *sent;
-	gboolean closed;
-	gboolean aborted;
-};
-
-G_DEFINE_TYPE(EsdMockTransport, esd_mock_transport, ERPC_TYPE_TRANSPORT)
-
-static void
-esd_mock_transport_send(ErpcTransport *transport, GBytes *message)
-{
-	EsdMockTransport *self = ESD_MOCK_TRANSPORT(transport);
-	gsize len = 0;
-	const gchar *data = g_bytes_get_data(message, &len);
-	g_ptr_array_add(self->sent, g_strndup(data, len));
-}
-
-static void
-esd_mock_transport_close(ErpcTransport *transport, gboolean abort)
-{
-	EsdMockTransport *self = ESD_MOCK_TRANSPORT(transport);
-	self->closed = TRUE;
-	self->aborted = abort;
-}
-
-static void
-esd_mock_transport_finalize(GObject *object)
-{
-	g_ptr_array_unref(ESD_MOCK_TRANSPORT(object)->sent);
-	G_OBJECT_CLASS(esd_mock_transport_parent_class)->finalize(object);
-}
-
-static void
-esd_mock_transport_init(EsdMockTransport *self)
-{
-	self->sent = g_ptr_array_new_with_free_func(g_free);
-}
-
-static void
-esd_mock_transport_class_init(EsdMockTransportClass *klass)
-{
-	G_OBJECT_CLASS(klass)->finalize = esd_mock_transport_finalize;
-	ERPC_TRANSPORT_CLASS(klass)->send = esd_mock_transport_send;
-	ERPC_TRANSPORT_CLASS(klass)->close = esd_mock_transport_close;
-	ERPC_TRANSPORT_CLASS(klass)->frame_kind = "mock";
-}
 
 typedef struct {
 	EsdServer *server;
@@ -87,7 +36,7 @@ make_server(guint concurrent, guint grace)
 static EsdMockTransport *
 connect_mock(EsdServer *server)
 {
-	EsdMockTransport *transport = g_object_new(ESD_TYPE_MOCK_TRANSPORT, "peer", "mock peer", NULL);
+	EsdMockTransport *transport = esd_mock_transport_new();
 	esd_server_add_transport(server, ERPC_TRANSPORT(transport));
 	return transport;
 }
@@ -95,23 +44,21 @@ connect_mock(EsdServer *server)
 static void
 inject(EsdMockTransport *transport, const gchar *json)
 {
-	erpc_transport_emit_message(ERPC_TRANSPORT(transport), json, strlen(json));
+	esd_mock_transport_inject(transport, json, -1);
 }
 
 static const gchar *
 last_sent(EsdMockTransport *transport)
 {
-	g_assert_cmpuint(transport->sent->len, >, 0);
-	return g_ptr_array_index(transport->sent, transport->sent->len - 1);
+	const gchar *last = esd_mock_transport_get_last(transport);
+	g_assert_nonnull(last);
+	return last;
 }
 
 static void
 wait_for_sent(EsdMockTransport *transport, guint n, guint timeout_ms)
 {
-	gint64 deadline = g_get_monotonic_time() + timeout_ms * 1000;
-	while (transport->sent->len < n && g_get_monotonic_time() < deadline)
-		g_main_context_iteration(NULL, FALSE);
-	g_assert_cmpuint(transport->sent->len, >=, n);
+	g_assert_true(esd_mock_transport_wait_for(transport, n, timeout_ms));
 }
 
 static gchar *
@@ -201,7 +148,7 @@ test_handshake(DispatcherFixture *fixture, gconstpointer user_data)
 				       "{\"error\":{\"code\":-32600,\"message\":\"failed to parse "
 				       "mock JSON-RPC message from exec-server mock peer: "));
 	g_assert_true(g_str_has_suffix(last_sent(t), ",\"id\":-1}"));
-	g_assert_false(t->closed);
+	g_assert_false(esd_mock_transport_get_closed(t));
 }
 
 typedef struct {
@@ -230,8 +177,8 @@ test_fatal(gconstpointer user_data)
 		inject(t, "{\"method\":\"initialized\"}");
 	}
 	inject(t, tc->message);
-	g_assert_true(t->closed);
-	g_assert_true(t->aborted);
+	g_assert_true(esd_mock_transport_get_closed(t));
+	g_assert_true(esd_mock_transport_get_aborted(t));
 	g_assert_true(erpc_transport_is_closed(ERPC_TRANSPORT(t)));
 }
 
@@ -246,10 +193,10 @@ test_serial(void)
 	inject(t, "{\"method\":\"initialized\"}");
 	inject(t, "{\"id\":1,\"method\":\"test/sleep\",\"params\":{\"ms\":50}}");
 	inject(t, "{\"id\":2,\"method\":\"environment/status\"}");
-	g_assert_cmpuint(t->sent->len, ==, 1);
+	g_assert_cmpuint(esd_mock_transport_get_sent(t)->len, ==, 1);
 	wait_for_sent(t, 3, 2000);
-	g_assert_cmpstr(g_ptr_array_index(t->sent, 1), ==, "{\"id\":1,\"result\":{}}");
-	g_assert_cmpstr(g_ptr_array_index(t->sent, 2), ==, "{\"id\":2,\"result\":{\"status\":\"ready\"}}");
+	g_assert_cmpstr(g_ptr_array_index(esd_mock_transport_get_sent(t), 1), ==, "{\"id\":1,\"result\":{}}");
+	g_assert_cmpstr(g_ptr_array_index(esd_mock_transport_get_sent(t), 2), ==, "{\"id\":2,\"result\":{\"status\":\"ready\"}}");
 }
 
 static void
@@ -280,12 +227,12 @@ test_late_answer(void)
 	inject(t, "{\"method\":\"initialized\"}");
 	inject(t, "{\"id\":1,\"method\":\"test/sleep\",\"params\":{\"ms\":30}}");
 	inject(t, "{\"id\":2,\"method\":\"environment/status\"}");
-	sent = t->sent->len;
+	sent = esd_mock_transport_get_sent(t)->len;
 	erpc_transport_close(ERPC_TRANSPORT(t), FALSE);
 	deadline = g_get_monotonic_time() + 100 * 1000;
 	while (g_get_monotonic_time() < deadline)
 		g_main_context_iteration(NULL, FALSE);
-	g_assert_cmpuint(t->sent->len, ==, sent);
+	g_assert_cmpuint(esd_mock_transport_get_sent(t)->len, ==, sent);
 }
 
 static void
