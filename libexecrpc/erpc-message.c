@@ -378,7 +378,7 @@ erpc_message_new_result(JsonNode *id, JsonNode *result)
  * @message: the error message
  * @data: (nullable): the `data` member, omitted when %NULL
  *
- * Returns: (transfer full): `{"error":{"code":C,"message":M},"id":ID}`
+ * Returns: (transfer full): `{"error":{"code":C,"data":D,"message":M},"id":ID}`
  *
  * Since: 0.1
  */
@@ -386,12 +386,15 @@ GBytes *
 erpc_message_new_error(JsonNode *id, gint code, const gchar *message, JsonNode *data)
 {
 	GString *out = g_string_sized_new(128);
-	g_string_append_printf(out, "{\"error\":{\"code\":%d,\"message\":", code);
-	erpc_json_append_string(out, message, -1);
+	/* member order as the reference writes it: code, data, message */
+	g_string_append_printf(out, "{\"error\":{\"code\":%d,", code);
 	if (data != NULL) {
-		g_string_append(out, ",\"data\":");
+		g_string_append(out, "\"data\":");
 		erpc_json_append_node(out, data);
+		g_string_append_c(out, ',');
 	}
+	g_string_append(out, "\"message\":");
+	erpc_json_append_string(out, message, -1);
 	g_string_append(out, "},\"id\":");
 	if (id != NULL)
 		erpc_id_append(out, id);
