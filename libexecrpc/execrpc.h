@@ -4,6 +4,7 @@
 /* the one header plugins and clients include */
 #define __EXECRPC_H_INSIDE__
 
+#include "erpc-base64.h"
 #include "erpc-call.h"
 #include "erpc-connection.h"
 #include "erpc-error.h"
@@ -14,6 +15,7 @@
 #include "erpc-plugin.h"
 #include "erpc-registry.h"
 #include "erpc-transport.h"
+#include "erpc-uri.h"
 #include "erpc-version.h"
 
 #undef __EXECRPC_H_INSIDE__

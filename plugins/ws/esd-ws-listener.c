@@ -18,6 +18,7 @@
  */
 
 #define ESD_WS_KEEPALIVE_SECONDS 30
+#define ESD_WS_LISTEN_BACKLOG	 1024
 
 struct _EsdWsListener {
 	ErpcListener parent_instance;
@@ -169,11 +170,32 @@ invalid:
 	return NULL;
 }
 
+/* libsoup's own listening socket has a backlog of 10: bursts of clients would wait for SYN retries */
+static GSocket *
+esd_ws_listener_open_socket(GInetSocketAddress *address, GError **error)
+{
+	g_autoptr(GSocket) socket = NULL;
+
+	socket = g_socket_new(g_socket_address_get_family(G_SOCKET_ADDRESS(address)),
+			      G_SOCKET_TYPE_STREAM,
+			      G_SOCKET_PROTOCOL_TCP,
+			      error);
+	if (socket == NULL)
+		return NULL;
+	g_socket_set_listen_backlog(socket, ESD_WS_LISTEN_BACKLOG);
+	if (!g_socket_bind(socket, G_SOCKET_ADDRESS(address), TRUE, error))
+		return NULL;
+	if (!g_socket_listen(socket, error))
+		return NULL;
+	return g_steal_pointer(&socket);
+}
+
 static gboolean
 esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 {
 	EsdWsListener *self = ESD_WS_LISTENER(listener);
 	g_autoptr(GInetSocketAddress) address = NULL;
+	g_autoptr(GSocket) socket = NULL;
 	g_autoptr(GSList) sockets = NULL;
 	g_autoptr(GSocketAddress) bound = NULL;
 	g_autofree gchar *bound_text = NULL;
@@ -202,7 +224,8 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 			 "request-started",
 			 G_CALLBACK(esd_ws_listener_request_started_cb),
 			 self);
-	if (!soup_server_listen(self->server, G_SOCKET_ADDRESS(address), 0, error)) {
+	socket = esd_ws_listener_open_socket(address, error);
+	if (socket == NULL || !soup_server_listen_socket(self->server, socket, 0, error)) {
 		g_prefix_error(error, "cannot listen on %s: ", uri);
 		g_clear_object(&self->server);
 		return FALSE;
