@@ -85,6 +85,32 @@ erpc_transport_get_queued_bytes(ErpcTransport *self)
 	return klass->get_queued_bytes(self);
 }
 
+/* queued output beyond which producers should wait for the peer */
+#define ERPC_TRANSPORT_CONGESTION_BYTES (8 * 1024 * 1024)
+
+/**
+ * erpc_transport_is_congested:
+ * @self: a #ErpcTransport
+ *
+ * Producers of bulk output (process streams) stop producing while this is
+ * %TRUE, so that a peer that does not read cannot make the daemon grow.
+ *
+ * Returns: %TRUE if the peer is behind
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_transport_is_congested(ErpcTransport *self)
+{
+	ErpcTransportClass *klass;
+
+	g_return_val_if_fail(ERPC_IS_TRANSPORT(self), FALSE);
+	klass = ERPC_TRANSPORT_GET_CLASS(self);
+	if (klass->is_congested != NULL)
+		return klass->is_congested(self);
+	return erpc_transport_get_queued_bytes(self) > ERPC_TRANSPORT_CONGESTION_BYTES;
+}
+
 /**
  * erpc_transport_get_peer:
  * @self: a #ErpcTransport

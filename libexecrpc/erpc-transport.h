@@ -15,6 +15,8 @@ G_DECLARE_DERIVABLE_TYPE(ErpcTransport, erpc_transport, ERPC, TRANSPORT, GObject
  *   without a closing handshake
  * @get_queued_bytes: bytes accepted by @send and not yet written
  * @frame_kind: (nullable): the framing named in parse errors, e.g. `websocket`
+ * @is_congested: whether the peer is not reading what it is sent; the
+ *   default compares @get_queued_bytes with a fixed limit
  *
  * A transport moves whole messages: one JSON-RPC message per WebSocket
  * message, or one per line. Subclasses report received messages with
@@ -29,8 +31,9 @@ struct _ErpcTransportClass {
 	void (*close)(ErpcTransport *self, gboolean abort);
 	gsize (*get_queued_bytes)(ErpcTransport *self);
 	const gchar *frame_kind;
+	gboolean (*is_congested)(ErpcTransport *self);
 	/*< private >*/
-	gpointer padding[12];
+	gpointer padding[11];
 };
 
 void
@@ -39,6 +42,8 @@ void
 erpc_transport_close(ErpcTransport *self, gboolean abort);
 gsize
 erpc_transport_get_queued_bytes(ErpcTransport *self);
+gboolean
+erpc_transport_is_congested(ErpcTransport *self);
 const gchar *
 erpc_transport_get_peer(ErpcTransport *self);
 gboolean

@@ -130,6 +130,8 @@ main(int argc, char *argv[])
 	gboolean from_build_tree;
 	gint concurrent_requests = 1;
 	gint session_grace = 80;
+	gint process_retention = 80;
+	gint64 max_retained_output = 1024 * 1024;
 	gint64 max_message_size = 128 * 1024 * 1024;
 	g_auto(GStrv) listen = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
@@ -175,6 +177,20 @@ main(int argc, char *argv[])
 	     &session_grace,
 	     N_("Seconds a detached session stays resumable (default 80)"),
 	     "SECONDS"},
+	    {"process-retention",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &process_retention,
+	     N_("Seconds a closed process stays readable (default 80)"),
+	     "SECONDS"},
+	    {"max-retained-output",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT64,
+	     &max_retained_output,
+	     N_("Newest output bytes kept per process for process/read (default 1048576)"),
+	     "BYTES"},
 	    {"max-message-size",
 	     0,
 	     0,
@@ -207,9 +223,11 @@ main(int argc, char *argv[])
 			(guint)ERPC_PLUGIN_ABI_VERSION);
 		return EXIT_SUCCESS;
 	}
-	if (concurrent_requests < 1 || session_grace < 1 || max_message_size < 1024) {
-		g_printerr(_("%s: --concurrent-requests and --session-grace must be at least 1, "
-			     "--max-message-size at least 1024\n"),
+	if (concurrent_requests < 1 || session_grace < 1 || process_retention < 1 ||
+	    max_retained_output < 1 || max_message_size < 1024) {
+		g_printerr(_("%s: --concurrent-requests, --session-grace, --process-retention and "
+			     "--max-retained-output must be at least 1, --max-message-size at least "
+			     "1024\n"),
 			   g_get_prgname());
 		return EXIT_FAILURE;
 	}
@@ -228,6 +246,10 @@ main(int argc, char *argv[])
 			      (guint)session_grace,
 			      "max-message-size",
 			      (guint64)max_message_size,
+			      "process-retention",
+			      (guint)process_retention,
+			      "max-retained-output",
+			      (guint64)max_retained_output,
 			      NULL);
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);

@@ -6,6 +6,7 @@
 
 #include "esd-dispatcher.h"
 #include "esd-environment.h"
+#include "esd-process-methods.h"
 #include "esd-server.h"
 #include "esd-session.h"
 
@@ -26,6 +27,8 @@ struct _EsdServer {
 	guint concurrent_requests;
 	guint64 max_message_size;
 	guint session_grace;
+	guint process_retention;
+	guint64 max_retained_output;
 	guint listeners_active;
 	gboolean shutting_down;
 };
@@ -37,6 +40,8 @@ enum {
 	PROP_CONCURRENT_REQUESTS,
 	PROP_MAX_MESSAGE_SIZE,
 	PROP_SESSION_GRACE,
+	PROP_PROCESS_RETENTION,
+	PROP_MAX_RETAINED_OUTPUT,
 	PROP_LAST
 };
 enum { SIGNAL_FINISHED, SIGNAL_LAST };
@@ -65,7 +70,7 @@ esd_server_call_dispatcher(ErpcCall *call)
 static void
 esd_server_expire_session(EsdServer *self, const gchar *id)
 {
-	g_info("session %s expired", id);
+	g_info("session %s expired; its processes are terminated", id);
 	g_hash_table_remove(self->expiries, id);
 	g_hash_table_remove(self->sessions, id);
 }
@@ -148,7 +153,7 @@ esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
 			return;
 		}
 	} else {
-		session = esd_session_new();
+		session = esd_session_new(self->process_retention, self->max_retained_output);
 		g_object_set_data(G_OBJECT(session), "esd-server", self);
 		g_hash_table_insert(self->sessions,
 				    g_strdup(esd_session_get_id(session)),
@@ -203,7 +208,7 @@ esd_server_register_core(EsdServer *self, GError **error)
 		if (!erpc_registry_add_method(self->registry, &methods[i], self, NULL, error))
 			return FALSE;
 	}
-	return TRUE;
+	return esd_process_methods_register(self->registry, error);
 }
 
 /* registers the core methods, loads the plugins and starts them */
@@ -353,6 +358,12 @@ esd_server_get_property(GObject *object, guint prop_id, GValue *value, GParamSpe
 	case PROP_SESSION_GRACE:
 		g_value_set_uint(value, self->session_grace);
 		break;
+	case PROP_PROCESS_RETENTION:
+		g_value_set_uint(value, self->process_retention);
+		break;
+	case PROP_MAX_RETAINED_OUTPUT:
+		g_value_set_uint64(value, self->max_retained_output);
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		break;
@@ -372,6 +383,12 @@ esd_server_set_property(GObject *object, guint prop_id, const GValue *value, GPa
 		break;
 	case PROP_SESSION_GRACE:
 		self->session_grace = g_value_get_uint(value);
+		break;
+	case PROP_PROCESS_RETENTION:
+		self->process_retention = g_value_get_uint(value);
+		break;
+	case PROP_MAX_RETAINED_OUTPUT:
+		self->max_retained_output = g_value_get_uint64(value);
 		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -456,6 +473,24 @@ esd_server_class_init(EsdServerClass *klass)
 			      G_MAXUINT,
 			      80,
 			      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+	/* the reference keeps closed processes readable for about 80 s */
+	esd_server_props[PROP_PROCESS_RETENTION] =
+	    g_param_spec_uint("process-retention",
+			      NULL,
+			      NULL,
+			      1,
+			      G_MAXUINT,
+			      80,
+			      G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+	/* newest output kept per process for process/read, as the reference */
+	esd_server_props[PROP_MAX_RETAINED_OUTPUT] =
+	    g_param_spec_uint64("max-retained-output",
+				NULL,
+				NULL,
+				1,
+				G_MAXSIZE,
+				1024 * 1024,
+				G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, PROP_LAST, esd_server_props);
 
 	esd_server_signals[SIGNAL_FINISHED] = g_signal_new("finished",

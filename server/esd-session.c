@@ -7,13 +7,19 @@
 /*
  * A session outlives its connection: it is created by `initialize`, detached
  * when the connection goes, and may be resumed by a later `initialize` with
- * `resumeSessionId` until the server expires it. The connection pointer is
- * weak so that a closing connection never keeps itself alive here.
+ * `resumeSessionId` until the server expires it. It owns the process table:
+ * processes keep running and keep their output while detached, and a closed
+ * process stays readable, with its id taken, for the retention time. When
+ * the session goes, so does every process tree it started.
  */
 struct _EsdSession {
 	GObject parent_instance;
 	gchar *id;
 	ErpcConnection *connection; /* weak */
+	GHashTable *processes;	    /* id → EsdProcess */
+	GHashTable *retention;	    /* id → GSource removing a closed process */
+	guint process_retention;
+	gsize max_retained_bytes;
 };
 
 G_DEFINE_TYPE(EsdSession, esd_session, G_TYPE_OBJECT)
@@ -32,6 +38,12 @@ esd_session_get_connection(EsdSession *self)
 	return self->connection;
 }
 
+static ErpcConnection *
+esd_session_sink_cb(gpointer user_data)
+{
+	return ESD_SESSION(user_data)->connection;
+}
+
 gboolean
 esd_session_is_attached(EsdSession *self)
 {
@@ -48,6 +60,7 @@ esd_session_attach(EsdSession *self, ErpcConnection *connection)
 	g_object_add_weak_pointer(G_OBJECT(connection), (gpointer *)&self->connection);
 }
 
+/* notifications produced while detached are dropped; process/read catches up */
 void
 esd_session_detach(EsdSession *self)
 {
@@ -58,11 +71,103 @@ esd_session_detach(EsdSession *self)
 	self->connection = NULL;
 }
 
+EsdProcess *
+esd_session_lookup_process(EsdSession *self, const gchar *id)
+{
+	return g_hash_table_lookup(self->processes, id);
+}
+
+guint
+esd_session_get_n_processes(EsdSession *self)
+{
+	return g_hash_table_size(self->processes);
+}
+
+static gboolean
+esd_session_retention_cb(gpointer user_data)
+{
+	EsdProcess *process = ESD_PROCESS(user_data);
+	EsdSession *self = g_object_get_data(G_OBJECT(process), "esd-session");
+	g_autofree gchar *id = g_strdup(esd_process_get_id(process));
+
+	g_debug("process %s: retention ended", id);
+	esd_session_remove_process(self, id);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+esd_session_process_closed_cb(EsdProcess *process, EsdSession *self)
+{
+	GSource *source = g_timeout_source_new(self->process_retention * 1000);
+	g_source_set_callback(source, esd_session_retention_cb, process, NULL);
+	g_source_attach(source, NULL);
+	g_hash_table_replace(self->retention, g_strdup(esd_process_get_id(process)), source);
+}
+
+/* a new process in the table; the caller spawns it */
+EsdProcess *
+esd_session_new_process(EsdSession *self, const gchar *id)
+{
+	EsdProcess *process = esd_process_new(id, self->max_retained_bytes);
+
+	esd_process_set_sink(process, esd_session_sink_cb, self);
+	g_object_set_data(G_OBJECT(process), "esd-session", self);
+	g_signal_connect(process, "closed", G_CALLBACK(esd_session_process_closed_cb), self);
+	g_hash_table_insert(self->processes, g_strdup(id), process);
+	return process;
+}
+
+static void
+esd_session_process_free(gpointer data)
+{
+	EsdProcess *process = ESD_PROCESS(data);
+
+	/* the process may outlive us until its supervisor is reaped */
+	g_signal_handlers_disconnect_matched(process, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, esd_session_process_closed_cb, NULL);
+	esd_process_set_sink(process, NULL, NULL);
+	esd_process_terminate(process);
+	g_object_run_dispose(G_OBJECT(process));
+	g_object_unref(process);
+}
+
+void
+esd_session_remove_process(EsdSession *self, const gchar *id)
+{
+	g_hash_table_remove(self->retention, id);
+	g_hash_table_remove(self->processes, id);
+}
+
+/* kills every process tree of the session and forgets them */
+void
+esd_session_terminate_all(EsdSession *self)
+{
+	g_hash_table_remove_all(self->retention);
+	g_hash_table_remove_all(self->processes);
+}
+
+static void
+esd_session_source_free(gpointer data)
+{
+	g_source_destroy(data);
+	g_source_unref(data);
+}
+
+static void
+esd_session_dispose(GObject *object)
+{
+	EsdSession *self = ESD_SESSION(object);
+	if (self->processes != NULL)
+		esd_session_terminate_all(self);
+	G_OBJECT_CLASS(esd_session_parent_class)->dispose(object);
+}
+
 static void
 esd_session_finalize(GObject *object)
 {
 	EsdSession *self = ESD_SESSION(object);
 	esd_session_detach(self);
+	g_hash_table_unref(self->retention);
+	g_hash_table_unref(self->processes);
 	g_free(self->id);
 	G_OBJECT_CLASS(esd_session_parent_class)->finalize(object);
 }
@@ -71,16 +176,22 @@ static void
 esd_session_init(EsdSession *self)
 {
 	self->id = g_uuid_string_random();
+	self->processes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_process_free);
+	self->retention = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_source_free);
 }
 
 static void
 esd_session_class_init(EsdSessionClass *klass)
 {
+	G_OBJECT_CLASS(klass)->dispose = esd_session_dispose;
 	G_OBJECT_CLASS(klass)->finalize = esd_session_finalize;
 }
 
 EsdSession *
-esd_session_new(void)
+esd_session_new(guint process_retention_seconds, gsize max_retained_bytes)
 {
-	return g_object_new(ESD_TYPE_SESSION, NULL);
+	EsdSession *self = g_object_new(ESD_TYPE_SESSION, NULL);
+	self->process_retention = MAX(process_retention_seconds, 1);
+	self->max_retained_bytes = MAX(max_retained_bytes, 1);
+	return self;
 }

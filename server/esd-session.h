@@ -3,13 +3,15 @@
 
 #include <execrpc.h>
 
+#include "esd-process.h"
+
 G_BEGIN_DECLS
 
 #define ESD_TYPE_SESSION (esd_session_get_type())
 G_DECLARE_FINAL_TYPE(EsdSession, esd_session, ESD, SESSION, GObject)
 
 EsdSession *
-esd_session_new(void);
+esd_session_new(guint process_retention_seconds, gsize max_retained_bytes);
 const gchar *
 esd_session_get_id(EsdSession *self);
 ErpcConnection *
@@ -20,5 +22,16 @@ void
 esd_session_detach(EsdSession *self);
 gboolean
 esd_session_is_attached(EsdSession *self);
+
+EsdProcess *
+esd_session_lookup_process(EsdSession *self, const gchar *id);
+EsdProcess *
+esd_session_new_process(EsdSession *self, const gchar *id);
+void
+esd_session_remove_process(EsdSession *self, const gchar *id);
+guint
+esd_session_get_n_processes(EsdSession *self);
+void
+esd_session_terminate_all(EsdSession *self);
 
 G_END_DECLS

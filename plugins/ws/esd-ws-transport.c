@@ -2,6 +2,10 @@
 
 #include "config.h"
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
 #include "esd-ws-transport.h"
 
 /*
@@ -51,6 +55,29 @@ esd_ws_transport_send(ErpcTransport *transport, GBytes *message)
 	soup_websocket_connection_send_message(self->connection, SOUP_WEBSOCKET_DATA_TEXT, message);
 }
 
+/*
+ * libsoup queues what the socket does not take, without a bound and without
+ * telling how much. The kernel's queue is the signal: once it is mostly
+ * full, libsoup's own queue starts to grow.
+ */
+static gboolean
+esd_ws_transport_is_congested(ErpcTransport *transport)
+{
+	EsdWsTransport *self = ESD_WS_TRANSPORT(transport);
+	gint fd;
+	gint queued = 0;
+	gint sndbuf = 0;
+	socklen_t len = sizeof(sndbuf);
+
+	if (self->socket == NULL)
+		return FALSE;
+	fd = g_socket_get_fd(self->socket);
+	if (ioctl(fd, SIOCOUTQ, &queued) < 0 ||
+	    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) < 0)
+		return FALSE;
+	return queued > sndbuf / 2;
+}
+
 static void
 esd_ws_transport_close(ErpcTransport *transport, gboolean abort)
 {
@@ -95,6 +122,7 @@ esd_ws_transport_class_init(EsdWsTransportClass *klass)
 	transport_class->send = esd_ws_transport_send;
 	transport_class->close = esd_ws_transport_close;
 	transport_class->frame_kind = "websocket";
+	transport_class->is_congested = esd_ws_transport_is_congested;
 }
 
 EsdWsTransport *

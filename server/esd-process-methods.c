@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "esd-child-env.h"
+#include "esd-dispatcher.h"
+#include "esd-process-methods.h"
+#include "esd-session.h"
+
+/* the process methods: parse and check the params, then hand over to EsdProcess */
+
+#define ESD_PTY_ROWS 24
+#define ESD_PTY_COLS 80
+
+static EsdSession *
+esd_process_methods_session(ErpcCall *call)
+{
+	EsdDispatcher *dispatcher = erpc_call_get_context(call);
+	return dispatcher != NULL ? esd_dispatcher_get_session(dispatcher) : NULL;
+}
+
+static void
+esd_process_methods_spawn_error(ErpcCall *call, gint errnum, const gchar *kind)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) data = json_node_new(JSON_NODE_OBJECT);
+	JsonObject *obj = json_object_new();
+
+	json_object_set_string_member(obj, "kind", kind);
+	json_node_take_object(data, obj);
+	g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "%s (os error %d)", g_strerror(errnum), errnum);
+	erpc_call_return_error_full(call, error, g_steal_pointer(&data));
+}
+
+static void
+esd_process_methods_error_kind(ErpcCall *call, GError *error, const gchar *kind)
+{
+	g_autoptr(JsonNode) data = json_node_new(JSON_NODE_OBJECT);
+	JsonObject *obj = json_object_new();
+
+	json_object_set_string_member(obj, "kind", kind);
+	json_node_take_object(data, obj);
+	erpc_call_return_error_full(call, error, g_steal_pointer(&data));
+}
+
+/* execvp's lookup, against a PATH of our choosing */
+static gchar *
+esd_process_methods_find_program(const gchar *program, const gchar *path)
+{
+	g_auto(GStrv) dirs = NULL;
+
+	if (strchr(program, '/') != NULL)
+		return g_strdup(program);
+	if (path == NULL)
+		return NULL;
+	dirs = g_strsplit(path, ":", -1);
+	for (guint i = 0; dirs[i] != NULL; i++) {
+		g_autofree gchar *candidate =
+		    g_build_filename(dirs[i][0] != '\0' ? dirs[i] : ".", program, NULL);
+		struct stat st;
+		if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
+			return g_steal_pointer(&candidate);
+	}
+	return NULL;
+}
+
+static const gchar *
+esd_process_methods_env_lookup(gchar **envp, const gchar *name)
+{
+	gsize len = strlen(name);
+	for (guint i = 0; envp[i] != NULL; i++) {
+		if (strncmp(envp[i], name, len) == 0 && envp[i][len] == '=')
+			return envp[i] + len + 1;
+	}
+	return NULL;
+}
+
+/*
+ * A sandbox that asks for isolation cannot be honoured before the sandbox
+ * exists: refuse it rather than run the command unconfined.
+ */
+static gboolean
+esd_process_methods_check_sandbox(JsonObject *sandbox, GError **error)
+{
+	const gchar *const levels[] = {"disabled", "restricted-token", "elevated", "mxc", NULL};
+	const gchar *const types[] = {"managed", "disabled", "external", NULL};
+	const gchar *const networks[] = {"restricted", "enabled", NULL};
+	const gchar *const fs_types[] = {"unrestricted", "restricted", NULL};
+	JsonObject *permissions = NULL;
+	JsonObject *fs = NULL;
+	gint level = 0;
+	gint type = 0;
+	gint network = 1;
+	gint fs_type = 0;
+
+	if (!erpc_json_require_object(sandbox, "permissions", &permissions, error) ||
+	    !erpc_json_get_enum(sandbox, "windowsSandboxLevel", levels, -1, &level, error) ||
+	    !erpc_json_get_enum(permissions, "type", types, -1, &type, error))
+		return FALSE;
+	if (level == 3) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "native MXC is unavailable on this executor");
+		return FALSE;
+	}
+	if (type == 1)
+		return TRUE;
+	if (!erpc_json_get_enum(permissions, "network", networks, -1, &network, error))
+		return FALSE;
+	if (type == 2)
+		return TRUE;
+	if (!erpc_json_require_object(permissions, "file_system", &fs, error) ||
+	    !erpc_json_get_enum(fs, "type", fs_types, -1, &fs_type, error))
+		return FALSE;
+	if (fs_type == 0 && network == 1)
+		return TRUE;
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "the requested sandbox is unavailable on this executor");
+	return FALSE;
+}
+
+typedef struct {
+	gchar *id;
+	gchar **argv;
+	gchar *cwd;
+	gchar **envp;
+	gchar *program;
+	gboolean tty;
+	gboolean pipe_stdin;
+} EsdStartParams;
+
+static void
+esd_start_params_clear(EsdStartParams *params)
+{
+	g_free(params->id);
+	g_strfreev(params->argv);
+	g_free(params->cwd);
+	g_strfreev(params->envp);
+	g_free(params->program);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdStartParams, esd_start_params_clear)
+
+static gboolean
+esd_process_methods_parse_start(JsonObject *params, EsdStartParams *out, ErpcCall *call)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *id = NULL;
+	const gchar *arg0 = NULL;
+	JsonObject *env = NULL;
+	JsonObject *policy = NULL;
+	JsonObject *sandbox = NULL;
+	JsonObject *snapshot = NULL;
+	JsonObject *proxy = NULL;
+	JsonObject *metadata = NULL;
+	JsonObject *managed = NULL;
+	gboolean enforce = FALSE;
+
+	if (!erpc_json_require_string(params, "processId", &id, &error) ||
+	    !erpc_json_require_strv(params, "argv", &out->argv, &error) ||
+	    !erpc_json_require_path(params, "cwd", &out->cwd, &error) ||
+	    !erpc_json_require_object(params, "env", &env, &error) ||
+	    !erpc_json_require_boolean(params, "tty", &out->tty, &error) ||
+	    !erpc_json_get_boolean(params, "pipeStdin", FALSE, &out->pipe_stdin, &error) ||
+	    !erpc_json_get_string(params, "arg0", NULL, &arg0, &error) ||
+	    !erpc_json_get_object(params, "envPolicy", &policy, &error) ||
+	    !erpc_json_get_object(params, "shellSnapshot", &snapshot, &error) ||
+	    !erpc_json_get_object(params, "metadata", &metadata, &error) ||
+	    !erpc_json_get_object(params, "sandbox", &sandbox, &error) ||
+	    !erpc_json_get_boolean(params, "enforceManagedNetwork", FALSE, &enforce, &error) ||
+	    !erpc_json_get_object(params, "managedNetwork", &managed, &error) ||
+	    !erpc_json_get_object(params, "networkProxy", &proxy, &error))
+		goto invalid;
+	out->id = g_strdup(id);
+	if (out->argv[0] == NULL) {
+		g_set_error_literal(&error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "argv must not be empty");
+		goto invalid;
+	}
+	if (snapshot != NULL) {
+		const gchar *scope = NULL;
+		if (!erpc_json_require_string(snapshot, "scopeId", &scope, &error))
+			goto invalid;
+		if (scope[0] == '\0' || strlen(scope) > 256) {
+			g_set_error_literal(&error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INVALID_PARAMS,
+					    "shell snapshot scope must be non-empty and at most 256 bytes");
+			goto invalid;
+		}
+	}
+	if (proxy != NULL || enforce) {
+		g_set_error_literal(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "invalid network proxy config: this executor does not launch a managed "
+				    "network proxy");
+		goto invalid;
+	}
+	if (sandbox != NULL && !esd_process_methods_check_sandbox(sandbox, &error)) {
+		if (g_error_matches(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS) &&
+		    (strstr(error->message, "unavailable") != NULL)) {
+			esd_process_methods_error_kind(call, error, "sandboxUnavailable");
+			return FALSE;
+		}
+		goto invalid;
+	}
+	out->envp = esd_child_env_build(env, policy, out->tty, &error);
+	if (out->envp == NULL)
+		goto invalid;
+	if (arg0 != NULL) {
+		g_free(out->program);
+		out->program = g_strdup(out->argv[0]);
+		g_free(out->argv[0]);
+		out->argv[0] = g_strdup(arg0);
+	} else {
+		out->program = g_strdup(out->argv[0]);
+	}
+	return TRUE;
+invalid:
+	erpc_call_return_error(call, error);
+	return FALSE;
+}
+
+static void
+esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCall *call)
+{
+	EsdSession *session = g_object_get_data(G_OBJECT(process), "esd-session");
+	g_autofree gchar *result = NULL;
+	GString *out;
+
+	g_signal_handlers_disconnect_by_data(process, call);
+	if (error != NULL) {
+		const gchar *kind = g_object_get_data(G_OBJECT(process), "esd-spawn-kind");
+		g_autofree gchar *id = g_strdup(esd_process_get_id(process));
+		esd_process_methods_error_kind(call, (GError *)error, kind != NULL ? kind : "spawnFailed");
+		/* a process that never ran leaves no trace */
+		if (session != NULL)
+			esd_session_remove_process(session, id);
+		g_object_unref(call);
+		return;
+	}
+	out = g_string_new("{\"processId\":");
+	erpc_json_append_string(out, esd_process_get_id(process), -1);
+	g_string_append(out, ",\"sandboxType\":\"none\"}");
+	result = g_string_free(out, FALSE);
+	erpc_call_return_raw(call, result);
+	g_object_unref(call);
+}
+
+static void
+esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdSession *session = esd_process_methods_session(call);
+	g_auto(EsdStartParams) start = {0};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	EsdSpawnRequest request = {0};
+	EsdProcess *process;
+	struct stat st;
+
+	if (!esd_process_methods_parse_start(params, &start, call))
+		return;
+	if (esd_session_lookup_process(session, start.id) != NULL) {
+		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "process %s already exists", start.id);
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (stat(start.cwd, &st) != 0) {
+		esd_process_methods_spawn_error(call, errno, "spawnNotFound");
+		return;
+	}
+	/* a terminal resolves the program on the child's PATH, pipes on ours */
+	if (start.tty) {
+		const gchar *child_path = esd_process_methods_env_lookup(start.envp, "PATH");
+		if (child_path == NULL && strchr(start.program, '/') == NULL) {
+			g_set_error(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "Unable to spawn %s because:\nUnable to resolve the PATH",
+				    start.program);
+			esd_process_methods_error_kind(call, error, "spawnFailed");
+			return;
+		}
+		path = esd_process_methods_find_program(start.program, child_path);
+	} else {
+		const gchar *server_path = g_getenv("PATH");
+		path = esd_process_methods_find_program(start.program,
+							server_path != NULL ? server_path
+									    : "/usr/local/bin:/usr/bin:/bin");
+	}
+	if (path == NULL) {
+		esd_process_methods_spawn_error(call, ENOENT, "spawnNotFound");
+		return;
+	}
+
+	request.path = path;
+	request.argv = start.argv;
+	request.envp = start.envp;
+	request.cwd = start.cwd;
+	request.tty = start.tty;
+	request.pipe_stdin = start.pipe_stdin;
+	request.rows = ESD_PTY_ROWS;
+	request.cols = ESD_PTY_COLS;
+	process = esd_session_new_process(session, start.id);
+	g_signal_connect(process, "started", G_CALLBACK(esd_process_methods_started_cb), g_object_ref(call));
+	if (!esd_process_spawn(process, &request, &error)) {
+		g_signal_handlers_disconnect_by_data(process, call);
+		g_object_unref(call);
+		esd_session_remove_process(session, start.id);
+		esd_process_methods_error_kind(call, error, "spawnFailed");
+		return;
+	}
+	g_info("process %s started in session %s", start.id, esd_session_get_id(session));
+}
+
+static void
+esd_process_methods_read(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdSession *session = esd_process_methods_session(call);
+	g_autoptr(GError) error = NULL;
+	const gchar *id = NULL;
+	guint64 after_seq = 0;
+	guint64 max_bytes = 0;
+	guint64 wait_ms = 0;
+	EsdProcess *process;
+
+	if (!erpc_json_require_string(params, "processId", &id, &error) ||
+	    !erpc_json_get_uint64(params, "afterSeq", 0, &after_seq, &error) ||
+	    !erpc_json_get_uint64(params, "maxBytes", G_MAXUINT64, &max_bytes, &error) ||
+	    !erpc_json_get_uint64(params, "waitMs", 0, &wait_ms, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	process = esd_session_lookup_process(session, id);
+	if (process == NULL) {
+		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "unknown process id %s", id);
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (esd_process_is_starting(process)) {
+		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "process id %s is starting", id);
+		erpc_call_return_error(call, error);
+		return;
+	}
+	esd_process_read(process, call, after_seq, max_bytes != G_MAXUINT64, max_bytes, wait_ms);
+}
+
+static void
+esd_process_methods_write(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdSession *session = esd_process_methods_session(call);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) data = NULL;
+	g_autofree gchar *result = NULL;
+	const gchar *id = NULL;
+	const gchar *chunk = NULL;
+	const gchar *write_id = NULL;
+	const gchar *status;
+	EsdProcess *process;
+
+	if (!erpc_json_require_string(params, "processId", &id, &error) ||
+	    !erpc_json_require_string(params, "chunk", &chunk, &error) ||
+	    !erpc_json_require_string(params, "writeId", &write_id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (write_id[0] == '\0') {
+		g_set_error_literal(&error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "writeId must not be empty");
+		erpc_call_return_error(call, error);
+		return;
+	}
+	data = erpc_base64_decode(chunk, strlen(chunk), 16 * 1024 * 1024, &error);
+	if (data == NULL) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	process = esd_session_lookup_process(session, id);
+	status = process != NULL ? esd_process_write(process, write_id, data) : "unknownProcess";
+	result = g_strdup_printf("{\"status\":\"%s\"}", status);
+	erpc_call_return_raw(call, result);
+}
+
+static void
+esd_process_methods_signal(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	const gchar *const signals[] = {"interrupt", NULL};
+	EsdSession *session = esd_process_methods_session(call);
+	g_autoptr(GError) error = NULL;
+	const gchar *id = NULL;
+	gint sig = 0;
+	EsdProcess *process;
+
+	if (!erpc_json_require_string(params, "processId", &id, &error) ||
+	    !erpc_json_get_enum(params, "signal", signals, -1, &sig, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	process = esd_session_lookup_process(session, id);
+	if (process != NULL)
+		esd_process_interrupt(process);
+	erpc_call_return_raw(call, "{}");
+}
+
+static void
+esd_process_methods_terminate(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdSession *session = esd_process_methods_session(call);
+	g_autoptr(GError) error = NULL;
+	const gchar *id = NULL;
+	EsdProcess *process;
+	gboolean running = FALSE;
+
+	if (!erpc_json_require_string(params, "processId", &id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	process = esd_session_lookup_process(session, id);
+	if (process != NULL)
+		running = esd_process_terminate(process);
+	erpc_call_return_raw(call, running ? "{\"running\":true}" : "{\"running\":false}");
+}
+
+gboolean
+esd_process_methods_register(ErpcRegistry *registry, GError **error)
+{
+	const ErpcMethodInfo methods[] = {
+	    {.name = "process/start",
+	     .family = "exec",
+	     .params_type = "ExecParams",
+	     .func = esd_process_methods_start},
+	    {.name = "process/read",
+	     .family = "exec",
+	     .params_type = "ReadParams",
+	     .func = esd_process_methods_read},
+	    {.name = "process/write",
+	     .family = "exec",
+	     .params_type = "WriteParams",
+	     .func = esd_process_methods_write},
+	    {.name = "process/signal",
+	     .family = "exec",
+	     .params_type = "SignalParams",
+	     .func = esd_process_methods_signal},
+	    {.name = "process/terminate",
+	     .family = "exec",
+	     .params_type = "TerminateParams",
+	     .func = esd_process_methods_terminate},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(methods); i++) {
+		if (!erpc_registry_add_method(registry, &methods[i], NULL, NULL, error))
+			return FALSE;
+	}
+	return TRUE;
+}

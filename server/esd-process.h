@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+#include "esd-spawn.h"
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_PROCESS (esd_process_get_type())
+G_DECLARE_FINAL_TYPE(EsdProcess, esd_process, ESD, PROCESS, GObject)
+
+/* where a process sends its notifications: the session's current connection */
+typedef ErpcConnection *(*EsdProcessSinkFunc)(gpointer user_data);
+
+EsdProcess *
+esd_process_new(const gchar *id, gsize max_retained_bytes);
+void
+esd_process_set_sink(EsdProcess *self, EsdProcessSinkFunc func, gpointer user_data);
+gboolean
+esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **error);
+const gchar *
+esd_process_get_id(EsdProcess *self);
+gboolean
+esd_process_is_starting(EsdProcess *self);
+gboolean
+esd_process_is_closed(EsdProcess *self);
+void
+esd_process_read(EsdProcess *self,
+		 ErpcCall *call,
+		 guint64 after_seq,
+		 gboolean has_max_bytes,
+		 guint64 max_bytes,
+		 guint64 wait_ms);
+const gchar *
+esd_process_write(EsdProcess *self, const gchar *write_id, GBytes *data);
+void
+esd_process_interrupt(EsdProcess *self);
+gboolean
+esd_process_terminate(EsdProcess *self);
+
+G_END_DECLS

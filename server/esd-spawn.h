@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* records a supervisor writes on the report pipe, 8 bytes each */
+typedef enum {
+	ESD_SPAWN_REPORT_SETUP_FAILED = 1, /* value: errno of a step before exec */
+	ESD_SPAWN_REPORT_CHDIR_FAILED = 2, /* value: errno of chdir() */
+	ESD_SPAWN_REPORT_EXEC_FAILED = 3,  /* value: errno of execve() */
+	ESD_SPAWN_REPORT_EXITED = 4,	   /* value: the command's wait status */
+	ESD_SPAWN_REPORT_STARTED = 5,	   /* the command was executed */
+} EsdSpawnReport;
+
+typedef struct {
+	const gchar *path;  /* the executable, already resolved */
+	gchar *const *argv; /* argv[0] is what the command sees */
+	gchar *const *envp;
+	const gchar *cwd;
+	gboolean tty;
+	gboolean pipe_stdin;
+	guint16 rows;
+	guint16 cols;
+} EsdSpawnRequest;
+
+typedef struct {
+	GPid pid;	   /* the supervisor, parent of the command */
+	gint stdin_fd;	   /* pipe or pty master for writing, or -1 */
+	gint stdout_fd;	   /* pipe, or the pty master */
+	gint stderr_fd;	   /* pipe, or -1 with a pty */
+	gint report_fd;	   /* EsdSpawnReport records from the supervisor */
+	gboolean pid_namespace; /* the supervisor is init of its own PID namespace */
+} EsdSpawnResult;
+
+void
+esd_spawn_result_clear(EsdSpawnResult *result);
+gboolean
+esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error);
+void
+esd_spawn_kill_tree(GPid supervisor, gboolean pid_namespace);
+void
+esd_spawn_interrupt(GPid supervisor);
+
+G_END_DECLS
