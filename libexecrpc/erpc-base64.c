@@ -111,6 +111,23 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 	return g_bytes_new_take(g_steal_pointer(&out), decoded_len);
 }
 
+/* two output characters per 12 input bits: half the lookups of a 6-bit table */
+static guint16 erpc_base64_pairs[4096];
+static gsize erpc_base64_pairs_init = 0;
+
+static void
+erpc_base64_init_pairs(void)
+{
+	if (!g_once_init_enter(&erpc_base64_pairs_init))
+		return;
+	for (guint i = 0; i < 4096; i++) {
+		guint8 pair[2] = {(guint8)erpc_base64_alphabet[i >> 6],
+				  (guint8)erpc_base64_alphabet[i & 0x3f]};
+		memcpy(&erpc_base64_pairs[i], pair, 2);
+	}
+	g_once_init_leave(&erpc_base64_pairs_init, 1);
+}
+
 /**
  * erpc_base64_append:
  * @out: a #GString
@@ -128,14 +145,14 @@ erpc_base64_append(GString *out, const guint8 *data, gsize len)
 	gsize full = len / 3 * 3;
 	gchar *p;
 
+	erpc_base64_init_pairs();
 	g_string_set_size(out, start + (len + 2) / 3 * 4);
 	p = out->str + start;
 	for (gsize i = 0; i < full; i += 3) {
 		guint32 v = ((guint32)data[i] << 16) | ((guint32)data[i + 1] << 8) | data[i + 2];
-		*p++ = erpc_base64_alphabet[(v >> 18) & 0x3f];
-		*p++ = erpc_base64_alphabet[(v >> 12) & 0x3f];
-		*p++ = erpc_base64_alphabet[(v >> 6) & 0x3f];
-		*p++ = erpc_base64_alphabet[v & 0x3f];
+		memcpy(p, &erpc_base64_pairs[v >> 12], 2);
+		memcpy(p + 2, &erpc_base64_pairs[v & 0xfff], 2);
+		p += 4;
 	}
 	if (len - full == 1) {
 		guint32 v = (guint32)data[full] << 16;

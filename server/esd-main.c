@@ -5,6 +5,7 @@
 #include <glib-unix.h>
 #include <glib/gi18n.h>
 #include <locale.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +238,12 @@ main(int argc, char *argv[])
 	}
 
 	g_log_set_default_handler(esd_main_log_handler, GINT_TO_POINTER(verbose));
+	/*
+	 * streams move buffers of a few hundred kilobytes; served from the heap
+	 * instead of fresh mappings, they cost no page faults each time
+	 */
+	mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+	mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
 	signal(SIGPIPE, SIG_IGN);
 
 	server = g_object_new(ESD_TYPE_SERVER,

@@ -199,15 +199,17 @@ esd_process_retain(EsdProcess *self, EsdChunk *chunk)
 	}
 }
 
+/* takes @data, a g_malloc()ed buffer of which @len bytes are used */
 static void
-esd_process_emit_output(EsdProcess *self, EsdStream stream, const guint8 *data, gsize len)
+esd_process_emit_output(EsdProcess *self, EsdStream stream, guint8 *data, gsize len)
 {
 	EsdChunk *chunk = g_new0(EsdChunk, 1);
 	GString *message;
 
 	chunk->seq = self->next_seq++;
 	chunk->stream = stream;
-	chunk->data = g_bytes_new(data, len);
+	chunk->data = g_bytes_new_take(g_realloc(data, len), len);
+	data = (guint8 *)g_bytes_get_data(chunk->data, NULL);
 	if (esd_process_sink(self) != NULL) {
 		message = esd_process_notification_start(self, "process/output", len / 3 * 4 + 4);
 		g_string_append_printf(message,
@@ -257,16 +259,21 @@ esd_process_reader_eof(EsdReader *reader)
 static gboolean
 esd_process_reader_read_once(EsdReader *reader)
 {
-	static guint8 buf[ESD_PROCESS_READ_SIZE];
+	g_autofree guint8 *buf = NULL;
 	ssize_t n;
 
 	if (reader->eof)
 		return FALSE;
+	/* read straight into the buffer that is retained: no copy */
+	buf = g_malloc(ESD_PROCESS_READ_SIZE);
 	do
-		n = read(reader->fd, buf, sizeof(buf));
+		n = read(reader->fd, buf, ESD_PROCESS_READ_SIZE);
 	while (n < 0 && errno == EINTR);
 	if (n > 0) {
-		esd_process_emit_output(reader->process, reader->stream, buf, (gsize)n);
+		esd_process_emit_output(reader->process,
+					reader->stream,
+					g_steal_pointer(&buf),
+					(gsize)n);
 		return TRUE;
 	}
 	if (n < 0 && errno == EAGAIN)
