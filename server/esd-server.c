@@ -340,6 +340,14 @@ esd_server_shutdown(EsdServer *self)
 	for (GList *l = dispatchers; l != NULL; l = l->next)
 		erpc_connection_close(esd_dispatcher_get_connection(l->data), FALSE);
 	g_hash_table_remove_all(self->expiries);
+	/* connections may still hold their sessions: end the processes now */
+	{
+		GHashTableIter iter;
+		gpointer session;
+		g_hash_table_iter_init(&iter, self->sessions);
+		while (g_hash_table_iter_next(&iter, NULL, &session))
+			esd_session_terminate_all(session);
+	}
 	g_hash_table_remove_all(self->sessions);
 	esd_plugin_loader_shutdown(self->loader);
 }
