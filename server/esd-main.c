@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "esd-server.h"
+#include "esd-spawn.h"
 
 typedef struct {
 	GMainLoop *loop;
@@ -261,8 +262,10 @@ main(int argc, char *argv[])
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
 	from_build_tree = esd_main_running_from_build_tree();
-	if (from_build_tree)
+	if (from_build_tree) {
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_BUILD_PLUGINDIR, TRUE);
+		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
+	}
 	else
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_PLUGINDIR, FALSE);
 	if (!esd_server_setup(server, &error)) {

@@ -6,6 +6,7 @@
 
 #include "esd-dispatcher.h"
 #include "esd-environment.h"
+#include "esd-expiry-queue.h"
 #include "esd-process-methods.h"
 #include "esd-server.h"
 #include "esd-session.h"
@@ -22,7 +23,7 @@ struct _EsdServer {
 	GPtrArray *listeners;	 /* of ErpcListener */
 	GHashTable *dispatchers; /* of EsdDispatcher */
 	GHashTable *sessions;	 /* id → EsdSession */
-	GHashTable *expiries;	 /* id → GSource of a detached session */
+	EsdExpiryQueue *expiries; /* detached sessions */
 	gchar *environment_info; /* serialized EnvironmentInfo */
 	guint concurrent_requests;
 	guint64 max_message_size;
@@ -68,36 +69,24 @@ esd_server_call_dispatcher(ErpcCall *call)
 }
 
 static void
-esd_server_expire_session(EsdServer *self, const gchar *id)
+esd_server_expire_cb(gpointer item, gpointer user_data)
 {
-	g_info("session %s expired; its processes are terminated", id);
-	g_hash_table_remove(self->expiries, id);
-	g_hash_table_remove(self->sessions, id);
-}
-
-static gboolean
-esd_server_expire_cb(gpointer user_data)
-{
-	EsdSession *session = ESD_SESSION(user_data);
-	EsdServer *self = g_object_get_data(G_OBJECT(session), "esd-server");
+	EsdServer *self = ESD_SERVER(user_data);
+	EsdSession *session = ESD_SESSION(item);
 	g_autofree gchar *id = g_strdup(esd_session_get_id(session));
 
-	esd_server_expire_session(self, id);
-	return G_SOURCE_REMOVE;
+	g_info("session %s expired; its processes are terminated", id);
+	esd_session_terminate_all(session);
+	g_hash_table_remove(self->sessions, id);
 }
 
 static void
 esd_server_session_detached(EsdServer *self, EsdSession *session)
 {
-	GSource *source;
-
 	esd_session_detach(session);
 	if (self->shutting_down)
 		return;
-	source = g_timeout_source_new(self->session_grace * 1000);
-	g_source_set_callback(source, esd_server_expire_cb, session, NULL);
-	g_source_attach(source, NULL);
-	g_hash_table_replace(self->expiries, g_strdup(esd_session_get_id(session)), source);
+	esd_expiry_queue_add(self->expiries, session);
 	g_debug("session %s detached; expires in %u s", esd_session_get_id(session), self->session_grace);
 }
 
@@ -118,7 +107,7 @@ esd_server_resume_session(EsdServer *self, const gchar *id, GError **error)
 			    id);
 		return NULL;
 	}
-	g_hash_table_remove(self->expiries, id);
+	esd_expiry_queue_remove(self->expiries, session);
 	return g_object_ref(session);
 }
 
@@ -154,7 +143,6 @@ esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
 		}
 	} else {
 		session = esd_session_new(self->process_retention, self->max_retained_output);
-		g_object_set_data(G_OBJECT(session), "esd-server", self);
 		g_hash_table_insert(self->sessions,
 				    g_strdup(esd_session_get_id(session)),
 				    g_object_ref(session));
@@ -217,6 +205,7 @@ esd_server_setup(EsdServer *self, GError **error)
 {
 	if (!esd_server_register_core(self, error))
 		return FALSE;
+	self->expiries = esd_expiry_queue_new(self->session_grace * 1000, esd_server_expire_cb, self);
 	esd_plugin_loader_load_all(self->loader);
 	esd_plugin_loader_startup(self->loader);
 	self->environment_info = esd_environment_build_info(self->registry);
@@ -339,7 +328,8 @@ esd_server_shutdown(EsdServer *self)
 	dispatchers = g_hash_table_get_keys(self->dispatchers);
 	for (GList *l = dispatchers; l != NULL; l = l->next)
 		erpc_connection_close(esd_dispatcher_get_connection(l->data), FALSE);
-	g_hash_table_remove_all(self->expiries);
+	if (self->expiries != NULL)
+		esd_expiry_queue_clear(self->expiries);
 	/* connections may still hold their sessions: end the processes now */
 	{
 		GHashTableIter iter;
@@ -412,7 +402,7 @@ esd_server_dispose(GObject *object)
 	esd_server_shutdown(self);
 	g_clear_pointer(&self->dispatchers, g_hash_table_unref);
 	g_clear_pointer(&self->listeners, g_ptr_array_unref);
-	g_clear_pointer(&self->expiries, g_hash_table_unref);
+	g_clear_object(&self->expiries);
 	g_clear_pointer(&self->sessions, g_hash_table_unref);
 	g_clear_object(&self->loader);
 	g_clear_object(&self->registry);
@@ -428,13 +418,6 @@ esd_server_finalize(GObject *object)
 }
 
 static void
-esd_server_expiry_free(gpointer data)
-{
-	g_source_destroy(data);
-	g_source_unref(data);
-}
-
-static void
 esd_server_init(EsdServer *self)
 {
 	self->registry = erpc_registry_new();
@@ -442,7 +425,6 @@ esd_server_init(EsdServer *self)
 	self->listeners = g_ptr_array_new_with_free_func(g_object_unref);
 	self->dispatchers = g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref, NULL);
 	self->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
-	self->expiries = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_server_expiry_free);
 }
 
 static void

@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include "esd-expiry-queue.h"
 #include "esd-session.h"
 
 /*
@@ -17,7 +18,7 @@ struct _EsdSession {
 	gchar *id;
 	ErpcConnection *connection; /* weak */
 	GHashTable *processes;	    /* id → EsdProcess */
-	GHashTable *retention;	    /* id → GSource removing a closed process */
+	EsdExpiryQueue *retention;  /* closed processes, removed when they expire */
 	guint process_retention;
 	gsize max_retained_bytes;
 };
@@ -83,25 +84,24 @@ esd_session_get_n_processes(EsdSession *self)
 	return g_hash_table_size(self->processes);
 }
 
-static gboolean
-esd_session_retention_cb(gpointer user_data)
+static void
+esd_session_retention_cb(gpointer item, gpointer user_data)
 {
-	EsdProcess *process = ESD_PROCESS(user_data);
-	EsdSession *self = g_object_get_data(G_OBJECT(process), "esd-session");
+	EsdSession *self = ESD_SESSION(user_data);
+	EsdProcess *process = ESD_PROCESS(item);
 	g_autofree gchar *id = g_strdup(esd_process_get_id(process));
 
+	/* the entry of a process that is gone may not remove a newer one */
+	if (g_hash_table_lookup(self->processes, id) != process)
+		return;
 	g_debug("process %s: retention ended", id);
-	esd_session_remove_process(self, id);
-	return G_SOURCE_REMOVE;
+	g_hash_table_remove(self->processes, id);
 }
 
 static void
 esd_session_process_closed_cb(EsdProcess *process, EsdSession *self)
 {
-	GSource *source = g_timeout_source_new(self->process_retention * 1000);
-	g_source_set_callback(source, esd_session_retention_cb, process, NULL);
-	g_source_attach(source, NULL);
-	g_hash_table_replace(self->retention, g_strdup(esd_process_get_id(process)), source);
+	esd_expiry_queue_add(self->retention, process);
 }
 
 /* a new process in the table; the caller spawns it */
@@ -133,7 +133,10 @@ esd_session_process_free(gpointer data)
 void
 esd_session_remove_process(EsdSession *self, const gchar *id)
 {
-	g_hash_table_remove(self->retention, id);
+	EsdProcess *process = g_hash_table_lookup(self->processes, id);
+	if (process == NULL)
+		return;
+	esd_expiry_queue_remove(self->retention, process);
 	g_hash_table_remove(self->processes, id);
 }
 
@@ -141,15 +144,8 @@ esd_session_remove_process(EsdSession *self, const gchar *id)
 void
 esd_session_terminate_all(EsdSession *self)
 {
-	g_hash_table_remove_all(self->retention);
+	esd_expiry_queue_clear(self->retention);
 	g_hash_table_remove_all(self->processes);
-}
-
-static void
-esd_session_source_free(gpointer data)
-{
-	g_source_destroy(data);
-	g_source_unref(data);
 }
 
 static void
@@ -166,7 +162,7 @@ esd_session_finalize(GObject *object)
 {
 	EsdSession *self = ESD_SESSION(object);
 	esd_session_detach(self);
-	g_hash_table_unref(self->retention);
+	g_object_unref(self->retention);
 	g_hash_table_unref(self->processes);
 	g_free(self->id);
 	G_OBJECT_CLASS(esd_session_parent_class)->finalize(object);
@@ -177,7 +173,6 @@ esd_session_init(EsdSession *self)
 {
 	self->id = g_uuid_string_random();
 	self->processes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_process_free);
-	self->retention = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_source_free);
 }
 
 static void
@@ -193,5 +188,8 @@ esd_session_new(guint process_retention_seconds, gsize max_retained_bytes)
 	EsdSession *self = g_object_new(ESD_TYPE_SESSION, NULL);
 	self->process_retention = MAX(process_retention_seconds, 1);
 	self->max_retained_bytes = MAX(max_retained_bytes, 1);
+	self->retention = esd_expiry_queue_new(self->process_retention * 1000,
+					       esd_session_retention_cb,
+					       self);
 	return self;
 }

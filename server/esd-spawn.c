@@ -2,7 +2,6 @@
 
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -35,9 +34,9 @@
  * come back to it, and on SIGTERM (terminate, or the daemon's death) it
  * kills every process below it until none is left.
  *
- * Between clone() and execve() only async-signal-safe calls are made, and
- * the clones are raw syscalls: the daemon has threads, so glibc's fork
- * handlers must not run in a child that was copied mid-way.
+ * The supervisor is a small separate program (esd-supervise), started with
+ * clone(CLONE_VM | CLONE_VFORK): the daemon's memory is never copied, so a
+ * spawn costs the daemon neither page-table copies nor copy-on-write faults.
  */
 
 typedef struct {
@@ -45,20 +44,34 @@ typedef struct {
 	gint32 value;
 } EsdSpawnRecord;
 
+/* what the vfork child needs: prepared by the parent, read-only in the child */
 typedef struct {
-	const EsdSpawnRequest *request;
-	pid_t daemon_pid;
-	gboolean pid_namespace;
-	gint report_w;
-	gint stdin_r;
-	gint stdout_w;
-	gint stderr_w;
-	gint pty_slave;
-	gint devnull;
-} EsdSpawnChild;
+	const gchar *supervisor;
+	gchar **argv;
+	gchar *const *envp;
+	gint fds[4]; /* report, stdin, stdout, stderr: become 3, 4, 5, 6 */
+} EsdSpawnExec;
 
 /* cleared once the kernel refuses a PID namespace; then never tried again */
 static gboolean esd_spawn_try_pid_namespace = TRUE;
+static gchar *esd_spawn_supervisor_path = NULL;
+
+/* the child of clone(CLONE_VM | CLONE_VFORK) shares this stack region with nothing */
+#define ESD_SPAWN_STACK_SIZE (64 * 1024)
+static guint8 esd_spawn_stack[ESD_SPAWN_STACK_SIZE] __attribute__((aligned(16)));
+
+void
+esd_spawn_set_supervisor(const gchar *path)
+{
+	g_free(esd_spawn_supervisor_path);
+	esd_spawn_supervisor_path = g_strdup(path);
+}
+
+static const gchar *
+esd_spawn_get_supervisor(void)
+{
+	return esd_spawn_supervisor_path != NULL ? esd_spawn_supervisor_path : ESD_SUPERVISOR_PATH;
+}
 
 static void
 esd_spawn_close(gint *fd)
@@ -78,259 +91,34 @@ esd_spawn_result_clear(EsdSpawnResult *result)
 	esd_spawn_close(&result->report_fd);
 }
 
-static void
-esd_spawn_write_record(gint fd, gint32 type, gint32 value)
+/*
+ * Runs in the child of clone(CLONE_VM | CLONE_VFORK): the daemon is
+ * suspended and its memory shared, so only async-signal-safe calls on
+ * prepared data, then execve() of the supervisor.
+ */
+static int
+esd_spawn_exec_supervisor(void *data)
 {
-	EsdSpawnRecord record = {type, value};
-	ssize_t n;
-	do
-		n = write(fd, &record, sizeof(record));
-	while (n < 0 && errno == EINTR);
-}
+	const EsdSpawnExec *exec = data;
+	gint moved[4];
+	EsdSpawnRecord record = {ESD_SPAWN_REPORT_SETUP_FAILED, 0};
 
-static void
-esd_spawn_noop_handler(int signum)
-{
-}
-
-static pid_t
-esd_spawn_raw_fork(gulong flags)
-{
-	return (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
-}
-
-static void
-esd_spawn_dup_to(gint from, gint to, gint exec_w)
-{
-	if (from == to) {
-		/* clear close-on-exec: it is the descriptor the command keeps */
-		if (fcntl(to, F_SETFD, 0) < 0)
+	/* out of the way of 3..6 first, then into place without close-on-exec */
+	for (guint i = 0; i < 4; i++) {
+		moved[i] = fcntl(exec->fds[i], F_DUPFD_CLOEXEC, 16);
+		if (moved[i] < 0)
 			goto fail;
-		return;
 	}
-	if (dup2(from, to) < 0)
-		goto fail;
-	return;
+	for (guint i = 0; i < 4; i++) {
+		if (dup2(moved[i], 3 + (gint)i) < 0)
+			goto fail;
+	}
+	execve(exec->supervisor, exec->argv, exec->envp);
 fail:
-	esd_spawn_write_record(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED, errno);
+	record.value = errno;
+	if (write(moved[0] >= 0 ? moved[0] : exec->fds[0], &record, sizeof(record)) < 0)
+		_exit(126);
 	_exit(127);
-}
-
-/* the command: runs in the grandchild until execve() */
-static void G_GNUC_NORETURN
-esd_spawn_command(const EsdSpawnChild *child, gint exec_w)
-{
-	const EsdSpawnRequest *request = child->request;
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-	sigset_t none;
-
-	/* the daemon ignores SIGPIPE; the command starts with defaults */
-	for (gint sig = 1; sig < NSIG; sig++)
-		sigaction(sig, &dfl, NULL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (setsid() < 0)
-		goto setup_failed;
-	if (request->tty) {
-		if (ioctl(child->pty_slave, TIOCSCTTY, 0) < 0)
-			goto setup_failed;
-		esd_spawn_dup_to(child->pty_slave, STDIN_FILENO, exec_w);
-		esd_spawn_dup_to(child->pty_slave, STDOUT_FILENO, exec_w);
-		esd_spawn_dup_to(child->pty_slave, STDERR_FILENO, exec_w);
-	} else {
-		esd_spawn_dup_to(request->pipe_stdin ? child->stdin_r : child->devnull,
-				 STDIN_FILENO,
-				 exec_w);
-		esd_spawn_dup_to(child->stdout_w, STDOUT_FILENO, exec_w);
-		esd_spawn_dup_to(child->stderr_w, STDERR_FILENO, exec_w);
-	}
-	/* nothing of the daemon's survives the exec */
-	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
-		for (gint fd = 3; fd < 65536; fd++) {
-			if (fd != exec_w)
-				fcntl(fd, F_SETFD, FD_CLOEXEC);
-		}
-	}
-	if (chdir(request->cwd) < 0) {
-		esd_spawn_write_record(exec_w, ESD_SPAWN_REPORT_CHDIR_FAILED, errno);
-		_exit(127);
-	}
-	execve(request->path, request->argv, request->envp);
-	esd_spawn_write_record(exec_w, ESD_SPAWN_REPORT_EXEC_FAILED, errno);
-	_exit(127);
-setup_failed:
-	esd_spawn_write_record(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED, errno);
-	_exit(127);
-}
-
-/* parses "pid (comm) S ppid ..." from /proc/PID/stat without allocating */
-static pid_t
-esd_spawn_read_ppid(pid_t pid)
-{
-	gchar path[64] = "/proc/";
-	gchar digits[16];
-	gchar buf[512];
-	gchar *p;
-	gsize len = strlen(path);
-	gint n_digits = 0;
-	ssize_t n;
-	gint fd;
-
-	/* no snprintf here: this runs between fork and exit */
-	do {
-		digits[n_digits++] = (gchar)('0' + pid % 10);
-		pid /= 10;
-	} while (pid > 0 && n_digits < (gint)sizeof(digits));
-	while (n_digits > 0)
-		path[len++] = digits[--n_digits];
-	memcpy(path + len, "/stat", sizeof("/stat"));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (p == NULL || p[1] == '\0' || p[2] == '\0' || p[3] == '\0')
-		return -1;
-	return (pid_t)strtol(p + 4, NULL, 10);
-}
-
-static gboolean
-esd_spawn_is_descendant(pid_t pid, pid_t ancestor)
-{
-	for (gint depth = 0; depth < 256 && pid > 1; depth++) {
-		pid_t ppid = esd_spawn_read_ppid(pid);
-		if (ppid == ancestor)
-			return TRUE;
-		pid = ppid;
-	}
-	return FALSE;
-}
-
-/* without a PID namespace: SIGKILL everything below us, until nothing is */
-static void
-esd_spawn_sweep(void)
-{
-	pid_t self = getpid();
-
-	for (gint round = 0; round < 64; round++) {
-		gchar buf[4096];
-		gboolean found = FALSE;
-		gint dir = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		glong n;
-
-		if (dir < 0)
-			return;
-		while ((n = syscall(SYS_getdents64, dir, buf, sizeof(buf))) > 0) {
-			for (glong off = 0; off < n;) {
-				struct dirent64 *entry = (struct dirent64 *)(buf + off);
-				pid_t pid = (pid_t)strtol(entry->d_name, NULL, 10);
-				off += entry->d_reclen;
-				if (pid <= 1 || pid == self || !esd_spawn_is_descendant(pid, self))
-					continue;
-				kill(pid, SIGKILL);
-				found = TRUE;
-			}
-		}
-		close(dir);
-		if (!found)
-			return;
-	}
-}
-
-/* the supervisor: reaps, forwards, reports; never returns */
-static void G_GNUC_NORETURN
-esd_spawn_supervisor(const EsdSpawnChild *child)
-{
-	struct sigaction handler = {.sa_handler = esd_spawn_noop_handler};
-	const gint forwarded[] = {SIGINT, SIGQUIT, SIGHUP};
-	sigset_t waitset;
-	gint exec_pipe[2];
-	pid_t command;
-	gboolean command_done = FALSE;
-	EsdSpawnRecord record;
-	ssize_t n;
-
-	prctl(PR_SET_PDEATHSIG, child->pid_namespace ? SIGKILL : SIGTERM);
-	if (!child->pid_namespace) {
-		if (getppid() != child->daemon_pid)
-			_exit(127);
-		prctl(PR_SET_CHILD_SUBREAPER, 1);
-	}
-	/* as init, signals without a handler would be dropped; they stay blocked */
-	sigemptyset(&waitset);
-	sigaddset(&waitset, SIGCHLD);
-	sigaddset(&waitset, SIGTERM);
-	for (guint i = 0; i < G_N_ELEMENTS(forwarded); i++)
-		sigaddset(&waitset, forwarded[i]);
-	for (gint sig = 1; sig < NSIG; sig++) {
-		if (sigismember(&waitset, sig) == 1)
-			sigaction(sig, &handler, NULL);
-	}
-
-	if (pipe2(exec_pipe, O_CLOEXEC) < 0) {
-		esd_spawn_write_record(child->report_w, ESD_SPAWN_REPORT_SETUP_FAILED, errno);
-		_exit(127);
-	}
-	command = esd_spawn_raw_fork(0);
-	if (command == 0) {
-		close(exec_pipe[0]);
-		esd_spawn_command(child, exec_pipe[1]);
-	}
-	if (command < 0) {
-		esd_spawn_write_record(child->report_w, ESD_SPAWN_REPORT_SETUP_FAILED, errno);
-		_exit(127);
-	}
-	close(exec_pipe[1]);
-	/* the command owns these now */
-	if (child->stdin_r >= 0)
-		close(child->stdin_r);
-	if (child->stdout_w >= 0)
-		close(child->stdout_w);
-	if (child->stderr_w >= 0)
-		close(child->stderr_w);
-	if (child->pty_slave >= 0)
-		close(child->pty_slave);
-
-	/* end of file means the exec happened */
-	do
-		n = read(exec_pipe[0], &record, sizeof(record));
-	while (n < 0 && errno == EINTR);
-	close(exec_pipe[0]);
-	if (n == (ssize_t)sizeof(record))
-		esd_spawn_write_record(child->report_w, record.type, record.value);
-	else
-		esd_spawn_write_record(child->report_w, ESD_SPAWN_REPORT_STARTED, 0);
-
-	for (;;) {
-		siginfo_t info;
-		gint sig = sigwaitinfo(&waitset, &info);
-
-		if (sig == SIGCHLD) {
-			gint status = 0;
-			pid_t pid;
-			while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-				if (pid == command) {
-					command_done = TRUE;
-					esd_spawn_write_record(child->report_w,
-							       ESD_SPAWN_REPORT_EXITED,
-							       status);
-				}
-			}
-			if (pid < 0 && errno == ECHILD && command_done)
-				_exit(0);
-		} else if (sig == SIGTERM) {
-			if (child->pid_namespace)
-				kill(-1, SIGKILL);
-			else
-				esd_spawn_sweep();
-		} else if (sig > 0 && !command_done) {
-			kill(-command, sig);
-		}
-	}
 }
 
 static gboolean
@@ -376,20 +164,16 @@ esd_spawn_pipe(gint fds[2], GError **error)
 gboolean
 esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error)
 {
-	EsdSpawnChild child = {
-	    .request = request,
-	    .daemon_pid = getpid(),
-	    .stdin_r = -1,
-	    .stdout_w = -1,
-	    .stderr_w = -1,
-	    .pty_slave = -1,
-	    .devnull = -1,
-	};
+	EsdSpawnExec exec = {.supervisor = esd_spawn_get_supervisor(), .envp = request->envp};
+	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
 	gint report[2] = {-1, -1};
 	gint in[2] = {-1, -1};
 	gint out[2] = {-1, -1};
 	gint err[2] = {-1, -1};
 	gint master = -1;
+	gint slave = -1;
+	gint devnull = -1;
+	gboolean pid_namespace = FALSE;
 	sigset_t all;
 	sigset_t saved;
 	pid_t pid = -1;
@@ -401,43 +185,63 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 	if (!esd_spawn_pipe(report, error))
 		goto out;
 	if (request->tty) {
-		if (!esd_spawn_open_pty(request, &master, &child.pty_slave, error))
+		if (!esd_spawn_open_pty(request, &master, &slave, error))
 			goto out;
+		exec.fds[1] = exec.fds[2] = exec.fds[3] = slave;
 	} else {
 		if (request->pipe_stdin && !esd_spawn_pipe(in, error))
 			goto out;
 		if (!esd_spawn_pipe(out, error) || !esd_spawn_pipe(err, error))
 			goto out;
-		child.devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (child.devnull < 0) {
-			g_set_error(error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "cannot open /dev/null: %s", g_strerror(errno));
-			goto out;
+		if (!request->pipe_stdin) {
+			devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			if (devnull < 0) {
+				g_set_error(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INTERNAL,
+					    "cannot open /dev/null: %s",
+					    g_strerror(errno));
+				goto out;
+			}
 		}
-		child.stdin_r = in[0];
-		child.stdout_w = out[1];
-		child.stderr_w = err[1];
+		exec.fds[1] = request->pipe_stdin ? in[0] : devnull;
+		exec.fds[2] = out[1];
+		exec.fds[3] = err[1];
 	}
-	child.report_w = report[1];
+	exec.fds[0] = report[1];
 
-	/* no handler of the daemon may run in the child before it sets its own */
+	pid_namespace = esd_spawn_try_pid_namespace;
+	g_ptr_array_add(argv, g_strdup("esd-supervise"));
+	g_ptr_array_add(argv, NULL); /* flags, set below */
+	g_ptr_array_add(argv, g_strdup_printf("%d", (gint)getpid()));
+	g_ptr_array_add(argv, g_strdup(request->cwd));
+	g_ptr_array_add(argv, g_strdup(request->path));
+	for (guint i = 0; request->argv[i] != NULL; i++)
+		g_ptr_array_add(argv, g_strdup(request->argv[i]));
+	g_ptr_array_add(argv, NULL);
+
+	/* no handler of the daemon may run in the child; the supervisor keeps them blocked */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
-	if (esd_spawn_try_pid_namespace) {
-		child.pid_namespace = TRUE;
-		pid = esd_spawn_raw_fork(CLONE_NEWPID);
-		if (pid < 0 && (errno == EPERM || errno == EINVAL || errno == ENOSPC || errno == EUSERS)) {
+	for (guint attempt = 0; attempt < 2 && pid < 0; attempt++) {
+		g_free(g_ptr_array_index(argv, 1));
+		g_ptr_array_index(argv, 1) =
+		    g_strdup_printf("-%s%s", request->tty ? "t" : "", pid_namespace ? "n" : "");
+		exec.argv = (gchar **)argv->pdata;
+		pid = clone(esd_spawn_exec_supervisor,
+			    esd_spawn_stack + ESD_SPAWN_STACK_SIZE,
+			    CLONE_VM | CLONE_VFORK | SIGCHLD | (pid_namespace ? CLONE_NEWPID : 0),
+			    &exec);
+		saved_errno = errno;
+		if (pid < 0 && pid_namespace &&
+		    (saved_errno == EPERM || saved_errno == EINVAL || saved_errno == ENOSPC ||
+		     saved_errno == EUSERS)) {
 			g_info("PID namespaces are unavailable (%s); supervising without one",
-			       g_strerror(errno));
+			       g_strerror(saved_errno));
 			esd_spawn_try_pid_namespace = FALSE;
+			pid_namespace = FALSE;
 		}
 	}
-	if (pid < 0 && !esd_spawn_try_pid_namespace) {
-		child.pid_namespace = FALSE;
-		pid = esd_spawn_raw_fork(0);
-	}
-	if (pid == 0)
-		esd_spawn_supervisor(&child);
-	saved_errno = errno;
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (pid < 0) {
 		g_set_error(error,
@@ -449,13 +253,12 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 	}
 
 	result->pid = pid;
-	result->pid_namespace = child.pid_namespace;
+	result->pid_namespace = pid_namespace;
 	result->report_fd = report[0];
 	report[0] = -1;
 	if (request->tty) {
 		result->stdout_fd = master;
-		result->stdin_fd = dup(master);
-		fcntl(result->stdin_fd, F_SETFD, FD_CLOEXEC);
+		result->stdin_fd = fcntl(master, F_DUPFD_CLOEXEC, 3);
 		master = -1;
 	} else {
 		result->stdout_fd = out[0];
@@ -473,8 +276,8 @@ out:
 	esd_spawn_close(&err[0]);
 	esd_spawn_close(&err[1]);
 	esd_spawn_close(&master);
-	esd_spawn_close(&child.pty_slave);
-	esd_spawn_close(&child.devnull);
+	esd_spawn_close(&slave);
+	esd_spawn_close(&devnull);
 	return pid > 0;
 }
 

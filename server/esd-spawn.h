@@ -35,6 +35,8 @@ typedef struct {
 } EsdSpawnResult;
 
 void
+esd_spawn_set_supervisor(const gchar *path);
+void
 esd_spawn_result_clear(EsdSpawnResult *result);
 gboolean
 esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error);
