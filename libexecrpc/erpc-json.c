@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,102 @@
 /* longest string value quoted back in an error message */
 #define ERPC_JSON_DESCRIBE_MAX 64
 
+static gint
+erpc_json_hex4(const gchar *p)
+{
+	gint value = 0;
+	for (guint i = 0; i < 4; i++) {
+		gint digit = g_ascii_xdigit_value(p[i]);
+		if (digit < 0)
+			return -1;
+		value = value * 16 + digit;
+	}
+	return value;
+}
+
+/*
+ * After `\u` at *pos: json-glib would truncate a string at an escaped NUL
+ * and turn a lone surrogate into invalid UTF-8, so both are refused
+ */
+static gboolean
+erpc_json_check_escape(const gchar *data, gsize len, gsize *pos, GError **error)
+{
+	gsize i = *pos;
+	gint unit;
+
+	if (i + 4 >= len || (unit = erpc_json_hex4(data + i + 1)) < 0)
+		return TRUE; /* the parser reports the bad escape */
+	if (unit == 0) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "NUL characters (\\u0000) in strings are not supported");
+		return FALSE;
+	}
+	if (unit >= 0xdc00 && unit <= 0xdfff)
+		goto lone;
+	if (unit >= 0xd800 && unit <= 0xdbff) {
+		gint low;
+		if (i + 10 >= len || data[i + 5] != '\\' || data[i + 6] != 'u')
+			goto lone;
+		low = erpc_json_hex4(data + i + 7);
+		if (low < 0xdc00 || low > 0xdfff)
+			goto lone;
+		*pos = i + 10;
+		return TRUE;
+	}
+	*pos = i + 4;
+	return TRUE;
+lone:
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "lone leading surrogate in hex escape");
+	return FALSE;
+}
+
+/* an integer literal json-glib would silently wrap: refuse it */
+static gboolean
+erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GError **error)
+{
+	gsize start = *pos;
+	gsize end = start;
+	gboolean integer = TRUE;
+	gchar buf[32];
+
+	while (end < len && (g_ascii_isdigit(data[end]) || data[end] == '-' || data[end] == '+' ||
+			     data[end] == '.' || data[end] == 'e' || data[end] == 'E')) {
+		if (data[end] == '.' || data[end] == 'e' || data[end] == 'E')
+			integer = FALSE;
+		end++;
+	}
+	*pos = end - 1;
+	if (!integer) {
+		/* 1e999 would become infinity, which no reply could carry */
+		g_autofree gchar *token = g_strndup(data + start, end - start);
+		gdouble value = g_ascii_strtod(token, NULL);
+		if (isfinite(value))
+			return TRUE;
+		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_PARSE, "number out of range");
+		return FALSE;
+	}
+	if (end - start < sizeof(buf)) {
+		gint64 value;
+		memcpy(buf, data + start, end - start);
+		buf[end - start] = '\0';
+		if (g_ascii_string_to_signed(buf, 10, G_MININT64, G_MAXINT64, &value, NULL))
+			return TRUE;
+		/* leave syntax errors to the parser, which describes them better */
+		if (end - start < 19)
+			return TRUE;
+	}
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "number out of range: integers must fit in 64 signed bits");
+	return FALSE;
+}
+
 /**
  * erpc_json_check:
  * @data: bytes received from a peer
@@ -19,9 +116,11 @@
  * @max_depth: the deepest nesting of arrays and objects accepted
  * @error: return location for a #GError, or %NULL
  *
- * Checks size, encoding and nesting before any parser sees the bytes: the
- * input must be valid UTF-8 without NUL bytes or raw control characters
- * inside strings, and nest no deeper than @max_depth.
+ * Checks size, encoding, nesting and what json-glib would accept silently,
+ * before any parser sees the bytes: the input must be valid UTF-8 without
+ * NUL bytes, raw control characters or `\u0000` escapes in strings, nest no
+ * deeper than @max_depth, hold integers that fit in 64 signed bits, and
+ * hold nothing but white space after its top-level value.
  *
  * Returns: %TRUE if the input may be parsed
  *
@@ -32,6 +131,9 @@ erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 {
 	guint depth = 0;
 	gboolean in_string = FALSE;
+	gboolean seen_value = FALSE;
+	guint line = 1;
+	gsize line_start = 0;
 
 	g_return_val_if_fail(data != NULL || len == 0, FALSE);
 
@@ -59,12 +161,32 @@ erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 				i++;
 				if (i < len && (guchar)data[i] < 0x20)
 					goto control;
+				if (i < len && data[i] == 'u' && !erpc_json_check_escape(data, len, &i, error))
+					return FALSE;
 			} else if (c == '"') {
 				in_string = FALSE;
+				if (depth == 0)
+					seen_value = TRUE;
 			} else if (c < 0x20) {
 				goto control;
 			}
 			continue;
+		}
+		if (c == '\n') {
+			line++;
+			line_start = i + 1;
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r')
+			continue;
+		if (seen_value && depth == 0) {
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "trailing characters at line %u column %" G_GSIZE_FORMAT,
+				    line,
+				    i - line_start + 1);
+			return FALSE;
 		}
 		switch (c) {
 		case '"':
@@ -85,8 +207,38 @@ erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 		case '}':
 			if (depth > 0)
 				depth--;
+			if (depth == 0)
+				seen_value = TRUE;
+			break;
+		case '-':
+		case '0' ... '9':
+			if (!erpc_json_check_number(data, len, &i, error))
+				return FALSE;
+			if (depth == 0)
+				seen_value = TRUE;
+			break;
+		case ',':
+		case ':':
 			break;
 		default:
+			/*
+			 * json-glib also takes comments and single-quoted strings,
+			 * which would hide nesting from this scan: only JSON passes
+			 */
+			if (!g_ascii_isalpha(c)) {
+				g_set_error(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_PARSE,
+					    "unexpected character at line %u column %" G_GSIZE_FORMAT,
+					    line,
+					    i - line_start + 1);
+				return FALSE;
+			}
+			/* true, false, null */
+			while (i + 1 < len && g_ascii_isalpha(data[i + 1]))
+				i++;
+			if (depth == 0)
+				seen_value = TRUE;
 			break;
 		}
 	}
@@ -129,11 +281,15 @@ erpc_json_rewrite_parse_error(const gchar *message)
 	const gchar *detail;
 
 	if (sscanf(message, "<data>:%u:%u: %n", &line, &column, &consumed) != 2 || consumed == 0)
-		return g_strdup(message);
+		return g_utf8_make_valid(message, -1);
 	detail = message + consumed;
 	if (g_str_has_prefix(detail, "Parse error: "))
 		detail += strlen("Parse error: ");
-	return g_strdup_printf("%s at line %u column %u", detail, line, column);
+	{
+		/* json-glib may cut its quote of the input inside a character */
+		g_autofree gchar *valid = g_utf8_make_valid(detail, -1);
+		return g_strdup_printf("%s at line %u column %u", valid, line, column);
+	}
 }
 
 /**
@@ -261,6 +417,15 @@ erpc_json_check_unit(JsonNode *params, GError **error)
 		return TRUE;
 	if (JSON_NODE_HOLDS_OBJECT(params) && json_object_get_size(json_node_get_object(params)) == 0)
 		return TRUE;
+	/* the reference names any number just "number" here */
+	if (JSON_NODE_HOLDS_VALUE(params) && (json_node_get_value_type(params) == G_TYPE_INT64 ||
+					      json_node_get_value_type(params) == G_TYPE_DOUBLE)) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "invalid type: number, expected unit");
+		return FALSE;
+	}
 	return erpc_json_type_error(params, "unit", error);
 }
 
@@ -725,7 +890,10 @@ erpc_json_get_enum(JsonObject *obj,
 			return TRUE;
 		}
 	}
-	shown = g_strndup(value, ERPC_JSON_DESCRIBE_MAX);
+	/* cut on a character boundary: the message must stay UTF-8 */
+	shown = g_utf8_strlen(value, -1) > ERPC_JSON_DESCRIBE_MAX
+		    ? g_utf8_substring(value, 0, ERPC_JSON_DESCRIBE_MAX)
+		    : g_strdup(value);
 	msg = g_string_new(NULL);
 	g_string_append_printf(msg, "unknown variant `%s`, ", shown);
 	erpc_json_append_expected(msg, variants);
@@ -750,6 +918,14 @@ erpc_json_append_string(GString *out, const gchar *str, gssize len)
 	static const gchar hex[] = "0123456789abcdef";
 	gsize n = len < 0 ? strlen(str) : (gsize)len;
 	gsize start = 0;
+	g_autofree gchar *valid = NULL;
+
+	/* what we send is UTF-8 whatever we were given: bad sequences become U+FFFD */
+	if (!g_utf8_validate_len(str, n, NULL)) {
+		valid = g_utf8_make_valid(str, (gssize)n);
+		str = valid;
+		n = strlen(valid);
+	}
 
 	g_string_append_c(out, '"');
 	for (gsize i = 0; i < n; i++) {
@@ -814,7 +990,13 @@ erpc_json_append_value(GString *out, JsonNode *node)
 		break;
 	case G_TYPE_DOUBLE: {
 		gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-		g_string_append(out, g_ascii_dtostr(buf, sizeof(buf), json_node_get_double(node)));
+		gdouble value = json_node_get_double(node);
+		/* JSON has no infinities or NaN: written as null, as serde_json does */
+		if (!isfinite(value)) {
+			g_string_append(out, "null");
+			break;
+		}
+		g_string_append(out, g_ascii_dtostr(buf, sizeof(buf), value));
 		break;
 	}
 	case G_TYPE_STRING:

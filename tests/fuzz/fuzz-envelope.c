@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+/*
+ * Fuzzes the JSON-RPC envelope: bounded parse and classification, every
+ * getter, the typed params getters, and the writer. Besides memory errors it
+ * checks the properties the daemon relies on:
+ *
+ *  - a refused frame has an ERPC_ERROR_PARSE error with a UTF-8 message, and
+ *    the `id:-1` reply carrying it parses back to the same message
+ *  - an accepted frame nests no deeper than the limit and holds only UTF-8
+ *  - whatever the writer produces from a parsed tree parses back (through the
+ *    same bounded parser) to an equal tree
+ *  - the replies built from a message parse back to the same id, method,
+ *    params, result and error
+ *
+ * A violated property aborts with a message on stderr.
+ */
+
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "erpc-error.h"
+#include "erpc-json.h"
+#include "erpc-message.h"
+
+#define FUZZ_MAX_SIZE  (1024 * 1024)
+#define FUZZ_MAX_DEPTH 64
+/* replies nest params one or two levels deeper than the request did */
+#define FUZZ_REPLY_DEPTH (FUZZ_MAX_DEPTH + 2)
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+G_NORETURN static void
+fuzz_fail(const gchar *what, const gchar *detail, const gchar *json, gsize json_len)
+{
+	fprintf(stderr, "fuzz-envelope: %s", what);
+	if (detail != NULL)
+		fprintf(stderr, ": %s", detail);
+	fprintf(stderr, "\n");
+	if (json != NULL) {
+		g_autofree gchar *shown = g_strndup(json, MIN(json_len, 512));
+		g_autofree gchar *escaped = g_strescape(shown, NULL);
+		fprintf(stderr, "  json (%" G_GSIZE_FORMAT " bytes): %s\n", json_len, escaped);
+	}
+	abort();
+}
+
+static void
+fuzz_init(void)
+{
+	static gboolean initialized = FALSE;
+
+	if (initialized)
+		return;
+	initialized = TRUE;
+	/* a critical or warning from GLib, json-glib or us is a finding */
+	g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
+}
+
+/* nesting and encoding of an accepted tree; containers at @level (root: 1) */
+static void
+fuzz_check_tree(JsonNode *node, guint level)
+{
+	switch (JSON_NODE_TYPE(node)) {
+	case JSON_NODE_OBJECT: {
+		JsonObjectIter iter;
+		const gchar *name;
+		JsonNode *member;
+
+		if (level > FUZZ_MAX_DEPTH)
+			fuzz_fail("accepted a tree nested deeper than the limit", NULL, NULL, 0);
+		json_object_iter_init_ordered(&iter, json_node_get_object(node));
+		while (json_object_iter_next_ordered(&iter, &name, &member)) {
+			if (!g_utf8_validate(name, -1, NULL))
+				fuzz_fail("accepted a member name that is not UTF-8",
+					  NULL,
+					  name,
+					  strlen(name));
+			fuzz_check_tree(member, level + 1);
+		}
+		break;
+	}
+	case JSON_NODE_ARRAY: {
+		JsonArray *array = json_node_get_array(node);
+
+		if (level > FUZZ_MAX_DEPTH)
+			fuzz_fail("accepted a tree nested deeper than the limit", NULL, NULL, 0);
+		for (guint i = 0; i < json_array_get_length(array); i++)
+			fuzz_check_tree(json_array_get_element(array, i), level + 1);
+		break;
+	}
+	case JSON_NODE_VALUE:
+		if (json_node_get_value_type(node) == G_TYPE_STRING) {
+			const gchar *str = json_node_get_string(node);
+			if (!g_utf8_validate(str, -1, NULL))
+				fuzz_fail("accepted a string that is not UTF-8", NULL, str, strlen(str));
+		}
+		break;
+	case JSON_NODE_NULL:
+	default:
+		break;
+	}
+}
+
+static gboolean
+fuzz_nodes_equal(JsonNode *a, JsonNode *b)
+{
+	if (a == NULL || b == NULL)
+		return a == b;
+	return json_node_equal(a, b);
+}
+
+/* write → bounded parse → compare */
+static void
+fuzz_roundtrip(JsonNode *node)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) again = NULL;
+	g_autofree gchar *str = NULL;
+
+	if (node == NULL)
+		return;
+	erpc_json_append_node(out, node);
+	again = erpc_json_parse(out->str, out->len, G_MAXSIZE, FUZZ_REPLY_DEPTH, &error);
+	if (again == NULL)
+		fuzz_fail("written JSON does not parse", error->message, out->str, out->len);
+	if (!json_node_equal(node, again))
+		fuzz_fail("written JSON parses to a different tree", NULL, out->str, out->len);
+	str = erpc_json_to_string(node);
+	if (g_strcmp0(str, out->str) != 0)
+		fuzz_fail("erpc_json_to_string() differs from erpc_json_append_node()",
+			  NULL,
+			  str,
+			  strlen(str));
+}
+
+/* a reply built by the daemon must parse as what it claims to be */
+static ErpcMessage *
+fuzz_parse_reply(GBytes *reply, ErpcMessageKind kind)
+{
+	g_autoptr(GError) error = NULL;
+	gsize len = 0;
+	const gchar *data = g_bytes_get_data(reply, &len);
+	ErpcMessage *msg;
+
+	if (memchr(data, '\n', len) != NULL)
+		fuzz_fail("a reply contains a raw newline", NULL, data, len);
+	msg = erpc_message_parse(data, len, G_MAXSIZE, FUZZ_REPLY_DEPTH, &error);
+	if (msg == NULL)
+		fuzz_fail("a reply does not parse", error->message, data, len);
+	if (erpc_message_get_kind(msg) != kind)
+		fuzz_fail("a reply parses as another kind", NULL, data, len);
+	return msg;
+}
+
+/* an error message reaches the peer inside an error reply */
+static void
+fuzz_check_error_message(const gchar *message)
+{
+	g_autoptr(GBytes) reply = NULL;
+	g_autoptr(ErpcMessage) msg = NULL;
+
+	if (message == NULL || message[0] == '\0')
+		fuzz_fail("an error has no message", NULL, NULL, 0);
+	if (!g_utf8_validate(message, -1, NULL))
+		fuzz_fail("an error message is not UTF-8", NULL, message, strlen(message));
+	reply = erpc_message_new_error(NULL, ERPC_WIRE_INVALID_PARAMS, message, NULL);
+	msg = fuzz_parse_reply(reply, ERPC_MESSAGE_KIND_ERROR);
+	if (g_strcmp0(erpc_message_get_error_message(msg), message) != 0)
+		fuzz_fail("an error message changed on the way", NULL, message, strlen(message));
+	if (erpc_message_get_error_code(msg) != ERPC_WIRE_INVALID_PARAMS)
+		fuzz_fail("an error code changed on the way", NULL, message, strlen(message));
+}
+
+static void
+fuzz_check_getter(gboolean ret, GError *error, const gchar *getter)
+{
+	if (ret) {
+		if (error != NULL)
+			fuzz_fail("a getter succeeded and set an error", getter, NULL, 0);
+		return;
+	}
+	if (error == NULL)
+		fuzz_fail("a getter failed without an error", getter, NULL, 0);
+	if (!g_error_matches(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS))
+		fuzz_fail("a getter failed with another error than invalid params",
+			  error->message,
+			  NULL,
+			  0);
+	if (erpc_error_to_wire_code(error) != ERPC_WIRE_INVALID_PARAMS)
+		fuzz_fail("invalid params is not -32602", error->message, NULL, 0);
+	fuzz_check_error_message(error->message);
+}
+
+static const gchar *const fuzz_variants_0[] = {NULL};
+static const gchar *const fuzz_variants_1[] = {"utf8", NULL};
+static const gchar *const fuzz_variants_2[] = {"utf8", "base64", NULL};
+static const gchar *const fuzz_variants_3[] = {"stdout", "stderr", "pty", NULL};
+static const gchar *const *const fuzz_variants[] = {
+    fuzz_variants_0,
+    fuzz_variants_1,
+    fuzz_variants_2,
+    fuzz_variants_3,
+};
+
+/* every typed getter on one member */
+static void
+fuzz_getters(JsonObject *obj, const gchar *member)
+{
+	const gchar *str = NULL;
+	gboolean boolean = FALSE;
+	gint64 i64 = 0;
+	guint64 u64 = 0;
+	JsonObject *object = NULL;
+	JsonArray *array = NULL;
+	g_auto(GStrv) strv = NULL;
+	gboolean ret;
+	GError *error = NULL;
+
+#define FUZZ_GETTER(call)                                                                          \
+	G_STMT_START                                                                               \
+	{                                                                                          \
+		ret = call;                                                                        \
+		fuzz_check_getter(ret, error, #call);                                              \
+		g_clear_error(&error);                                                             \
+	}                                                                                          \
+	G_STMT_END
+
+	FUZZ_GETTER(erpc_json_require_string(obj, member, &str, &error));
+	if (ret && (str == NULL || !g_utf8_validate(str, -1, NULL)))
+		fuzz_fail("erpc_json_require_string() returned no UTF-8", member, NULL, 0);
+	FUZZ_GETTER(erpc_json_get_string(obj, member, "default", &str, &error));
+	if (ret && str == NULL)
+		fuzz_fail("erpc_json_get_string() returned NULL", member, NULL, 0);
+	FUZZ_GETTER(erpc_json_require_boolean(obj, member, &boolean, &error));
+	FUZZ_GETTER(erpc_json_get_boolean(obj, member, TRUE, &boolean, &error));
+	FUZZ_GETTER(erpc_json_require_int64(obj, member, &i64, &error));
+	FUZZ_GETTER(erpc_json_get_int64(obj, member, -1, &i64, &error));
+	FUZZ_GETTER(erpc_json_require_uint64(obj, member, &u64, &error));
+	FUZZ_GETTER(erpc_json_get_uint64(obj, member, 1, &u64, &error));
+	if (ret && u64 > G_MAXINT64)
+		fuzz_fail("erpc_json_get_uint64() returned more than any JSON integer", member, NULL, 0);
+	FUZZ_GETTER(erpc_json_require_object(obj, member, &object, &error));
+	FUZZ_GETTER(erpc_json_get_object(obj, member, &object, &error));
+	FUZZ_GETTER(erpc_json_require_array(obj, member, &array, &error));
+	FUZZ_GETTER(erpc_json_get_array(obj, member, &array, &error));
+	FUZZ_GETTER(erpc_json_require_strv(obj, member, &strv, &error));
+	if (ret) {
+		if (strv == NULL)
+			fuzz_fail("erpc_json_require_strv() returned NULL", member, NULL, 0);
+		for (guint i = 0; strv[i] != NULL; i++) {
+			if (!g_utf8_validate(strv[i], -1, NULL))
+				fuzz_fail("erpc_json_require_strv() returned no UTF-8",
+					  member,
+					  NULL,
+					  0);
+		}
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(fuzz_variants); i++) {
+		gint index = -1;
+		guint n = g_strv_length((gchar **)fuzz_variants[i]);
+
+		FUZZ_GETTER(erpc_json_get_enum(obj, member, fuzz_variants[i], -1, &index, &error));
+		if (ret && (index < 0 || (guint)index >= n))
+			fuzz_fail("erpc_json_get_enum() returned an index out of range", member, NULL, 0);
+		if (n > 0) {
+			FUZZ_GETTER(erpc_json_get_enum(obj,
+						       member,
+						       fuzz_variants[i],
+						       (gint)n - 1,
+						       &index,
+						       &error));
+		}
+	}
+#undef FUZZ_GETTER
+}
+
+static void
+fuzz_params(JsonNode *params)
+{
+	static const gchar *const members[] = {
+	    "processId", "argv", "cwd", "env", "tty", "path", "mode", "encoding", "id", "",
+	};
+	g_autofree gchar *described = erpc_json_describe(params);
+	GError *error = NULL;
+	JsonObject *obj;
+	gboolean ret;
+
+	if (!g_utf8_validate(described, -1, NULL))
+		fuzz_fail("erpc_json_describe() is not UTF-8", NULL, described, strlen(described));
+	ret = erpc_json_check_unit(params, &error);
+	fuzz_check_getter(ret, error, "erpc_json_check_unit");
+	g_clear_error(&error);
+
+	obj = erpc_json_params_object(params, "FuzzParams", &error);
+	fuzz_check_getter(obj != NULL, error, "erpc_json_params_object");
+	g_clear_error(&error);
+	if (obj == NULL)
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(members); i++)
+		fuzz_getters(obj, members[i]);
+	/* and the first few members that were actually sent */
+	{
+		g_autoptr(GList) names = json_object_get_members(obj);
+		guint n = 0;
+		for (GList *l = names; l != NULL && n < 4; l = l->next, n++)
+			fuzz_getters(obj, l->data);
+	}
+}
+
+static void
+fuzz_request_replies(ErpcMessage *msg)
+{
+	JsonNode *id = erpc_message_get_id(msg);
+	const gchar *method = erpc_message_get_method(msg);
+	JsonNode *params = erpc_message_get_params(msg);
+	g_autoptr(GBytes) result = erpc_message_new_result(id, params);
+	g_autoptr(GBytes) error = erpc_message_new_error(id, ERPC_WIRE_METHOD_NOT_FOUND, method, params);
+	g_autoptr(GBytes) request = erpc_message_new_request(id, method, params);
+	g_autoptr(ErpcMessage) result_msg = fuzz_parse_reply(result, ERPC_MESSAGE_KIND_RESPONSE);
+	g_autoptr(ErpcMessage) error_msg = fuzz_parse_reply(error, ERPC_MESSAGE_KIND_ERROR);
+	g_autoptr(ErpcMessage) request_msg = fuzz_parse_reply(request, ERPC_MESSAGE_KIND_REQUEST);
+	g_autoptr(JsonNode) null_node = json_node_new(JSON_NODE_NULL);
+
+	if (!fuzz_nodes_equal(erpc_message_get_id(result_msg), id) ||
+	    !fuzz_nodes_equal(erpc_message_get_id(error_msg), id) ||
+	    !fuzz_nodes_equal(erpc_message_get_id(request_msg), id))
+		fuzz_fail("a reply does not echo the id", NULL, NULL, 0);
+	if (!fuzz_nodes_equal(erpc_message_get_result(result_msg), params != NULL ? params : null_node))
+		fuzz_fail("a result reply changed the result", NULL, NULL, 0);
+	if (g_strcmp0(erpc_message_get_error_message(error_msg), method) != 0)
+		fuzz_fail("an error reply changed the message", method, NULL, 0);
+	if (!fuzz_nodes_equal(erpc_message_get_error_data(error_msg), params))
+		fuzz_fail("an error reply changed the data", NULL, NULL, 0);
+	if (g_strcmp0(erpc_message_get_method(request_msg), method) != 0 ||
+	    !fuzz_nodes_equal(erpc_message_get_params(request_msg), params))
+		fuzz_fail("a request changed on the way", method, NULL, 0);
+}
+
+static void
+fuzz_notification_replies(ErpcMessage *msg)
+{
+	const gchar *method = erpc_message_get_method(msg);
+	JsonNode *params = erpc_message_get_params(msg);
+	g_autoptr(GBytes) notification = erpc_message_new_notification(method, params);
+	g_autoptr(ErpcMessage) again = fuzz_parse_reply(notification, ERPC_MESSAGE_KIND_NOTIFICATION);
+
+	if (g_strcmp0(erpc_message_get_method(again), method) != 0 ||
+	    !fuzz_nodes_equal(erpc_message_get_params(again), params))
+		fuzz_fail("a notification changed on the way", method, NULL, 0);
+}
+
+static void
+fuzz_response_replies(ErpcMessage *msg)
+{
+	JsonNode *id = erpc_message_get_id(msg);
+	g_autoptr(GBytes) bytes = erpc_message_new_result(id, erpc_message_get_result(msg));
+	g_autoptr(ErpcMessage) again = fuzz_parse_reply(bytes, ERPC_MESSAGE_KIND_RESPONSE);
+
+	if (!fuzz_nodes_equal(erpc_message_get_id(again), id) ||
+	    !fuzz_nodes_equal(erpc_message_get_result(again), erpc_message_get_result(msg)))
+		fuzz_fail("a response changed on the way", NULL, NULL, 0);
+}
+
+static void
+fuzz_error_replies(ErpcMessage *msg)
+{
+	JsonNode *id = erpc_message_get_id(msg);
+	gint code = (gint)erpc_message_get_error_code(msg);
+	const gchar *message = erpc_message_get_error_message(msg);
+	JsonNode *data = erpc_message_get_error_data(msg);
+	g_autoptr(GBytes) bytes = erpc_message_new_error(id, code, message, data);
+	g_autoptr(ErpcMessage) again = fuzz_parse_reply(bytes, ERPC_MESSAGE_KIND_ERROR);
+
+	if (!fuzz_nodes_equal(erpc_message_get_id(again), id) ||
+	    erpc_message_get_error_code(again) != code ||
+	    g_strcmp0(erpc_message_get_error_message(again), message) != 0 ||
+	    !fuzz_nodes_equal(erpc_message_get_error_data(again), data))
+		fuzz_fail("an error response changed on the way", message, NULL, 0);
+}
+
+static void
+fuzz_accepted(ErpcMessage *msg, const gchar *data, gsize size)
+{
+	ErpcMessageKind kind = erpc_message_get_kind(msg);
+	JsonNode *id = erpc_message_get_id(msg);
+	const gchar *method = erpc_message_get_method(msg);
+	g_autoptr(JsonNode) root = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcMessage) ref = erpc_message_ref(msg);
+
+	if (ref != msg || erpc_message_get_kind(ref) != kind)
+		fuzz_fail("erpc_message_ref() returned something else", NULL, data, size);
+
+	/* the same bytes through the plain parser */
+	root = erpc_json_parse(data, size, FUZZ_MAX_SIZE, FUZZ_MAX_DEPTH, &error);
+	if (root == NULL)
+		fuzz_fail("a message parses but its JSON does not", error->message, data, size);
+	if (!JSON_NODE_HOLDS_OBJECT(root))
+		fuzz_fail("a message that is not an object", NULL, data, size);
+	fuzz_check_tree(root, 1);
+
+	if (method != NULL && !g_utf8_validate(method, -1, NULL))
+		fuzz_fail("a method that is not UTF-8", NULL, data, size);
+	switch (kind) {
+	case ERPC_MESSAGE_KIND_REQUEST:
+		if (!erpc_id_is_valid(id) || method == NULL)
+			fuzz_fail("a request without id or method", NULL, data, size);
+		fuzz_request_replies(msg);
+		break;
+	case ERPC_MESSAGE_KIND_NOTIFICATION:
+		if (id != NULL || method == NULL)
+			fuzz_fail("a notification with an id or without method", NULL, data, size);
+		fuzz_notification_replies(msg);
+		break;
+	case ERPC_MESSAGE_KIND_RESPONSE:
+		if (!erpc_id_is_valid(id) || erpc_message_get_result(msg) == NULL)
+			fuzz_fail("a response without id or result", NULL, data, size);
+		fuzz_response_replies(msg);
+		break;
+	case ERPC_MESSAGE_KIND_ERROR:
+		if (!erpc_id_is_valid(id) || erpc_message_get_error_message(msg) == NULL)
+			fuzz_fail("an error without id or message", NULL, data, size);
+		fuzz_error_replies(msg);
+		break;
+	default:
+		fuzz_fail("an unknown message kind", NULL, data, size);
+	}
+
+	fuzz_roundtrip(root);
+	fuzz_roundtrip(id);
+	fuzz_roundtrip(erpc_message_get_params(msg));
+	fuzz_roundtrip(erpc_message_get_result(msg));
+	fuzz_roundtrip(erpc_message_get_error_data(msg));
+	if (method != NULL)
+		fuzz_params(erpc_message_get_params(msg));
+}
+
+static void
+fuzz_refused(GError *error, const gchar *data, gsize size)
+{
+	g_autoptr(GBytes) reply = NULL;
+	g_autoptr(ErpcMessage) msg = NULL;
+
+	if (error == NULL)
+		fuzz_fail("a message was refused without an error", NULL, data, size);
+	if (!g_error_matches(error, ERPC_ERROR, ERPC_ERROR_PARSE))
+		fuzz_fail("a message was refused with another error than parse",
+			  error->message,
+			  data,
+			  size);
+	if (erpc_error_to_wire_code(error) != ERPC_WIRE_INVALID_REQUEST)
+		fuzz_fail("a parse error is not -32600", error->message, data, size);
+	if (!g_utf8_validate(error->message, -1, NULL))
+		fuzz_fail("a parse error message is not UTF-8", NULL, data, size);
+	/* what the daemon sends back, with id -1 */
+	reply = erpc_message_new_error(NULL, erpc_error_to_wire_code(error), error->message, NULL);
+	msg = fuzz_parse_reply(reply, ERPC_MESSAGE_KIND_ERROR);
+	if (g_strcmp0(erpc_message_get_error_message(msg), error->message) != 0)
+		fuzz_fail("a parse error message changed on the way", error->message, data, size);
+	if (json_node_get_int(erpc_message_get_id(msg)) != -1)
+		fuzz_fail("a parse error reply without id -1", NULL, data, size);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcMessage) msg = NULL;
+	g_autoptr(ErpcMessage) quiet = NULL;
+
+	fuzz_init();
+	msg = erpc_message_parse((const gchar *)data, size, FUZZ_MAX_SIZE, FUZZ_MAX_DEPTH, &error);
+	/* the same without an error location must give the same answer */
+	quiet = erpc_message_parse((const gchar *)data, size, FUZZ_MAX_SIZE, FUZZ_MAX_DEPTH, NULL);
+	if ((msg == NULL) != (quiet == NULL))
+		fuzz_fail("the result depends on the error location", NULL, NULL, 0);
+	if (msg == NULL) {
+		fuzz_refused(error, (const gchar *)data, size);
+		return 0;
+	}
+	if (error != NULL)
+		fuzz_fail("a message was accepted with an error", error->message, NULL, 0);
+	fuzz_accepted(msg, (const gchar *)data, size);
+	return 0;
+}
