@@ -180,6 +180,18 @@ esd_process_methods_parse_start(JsonObject *params, EsdStartParams *out, ErpcCal
 	    !erpc_json_get_object(params, "networkProxy", &proxy, &error))
 		goto invalid;
 	out->id = g_strdup(id);
+	if (metadata != NULL) {
+		const gchar *thread_id = NULL;
+		if (!erpc_json_get_string(metadata, "threadId", NULL, &thread_id, &error))
+			goto invalid;
+		if (thread_id != NULL && !g_uuid_string_is_valid(thread_id)) {
+			g_set_error_literal(&error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INVALID_PARAMS,
+					    "metadata.threadId must be a UUID");
+			goto invalid;
+		}
+	}
 	if (out->argv[0] == NULL) {
 		g_set_error_literal(&error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "argv must not be empty");
 		goto invalid;
