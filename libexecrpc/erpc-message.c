@@ -94,8 +94,9 @@ erpc_message_check_trace(JsonNode *trace, GError **error)
 	obj = json_node_get_object(trace);
 	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
 		const gchar *value = NULL;
-		if (!erpc_json_get_string(obj, names[i], NULL, &value, error)) {
-			(*error)->code = ERPC_ERROR_PARSE;
+		g_autoptr(GError) error_local = NULL;
+		if (!erpc_json_get_string(obj, names[i], NULL, &value, &error_local)) {
+			g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_PARSE, error_local->message);
 			return FALSE;
 		}
 	}
