@@ -30,6 +30,53 @@ erpc_base64_init_table(void)
 	g_once_init_leave(&erpc_base64_table_init, 1);
 }
 
+/* 12 bits per pair of characters, 0xffff for a pair with a character outside the alphabet */
+static guint16 *erpc_base64_decode_pairs = NULL;
+
+static void
+erpc_base64_init_decode_pairs(void)
+{
+	static gsize init = 0;
+	guint16 *table;
+
+	if (!g_once_init_enter(&init))
+		return;
+	erpc_base64_init_table();
+	table = g_new(guint16, 65536);
+	for (guint hi = 0; hi < 256; hi++) {
+		for (guint lo = 0; lo < 256; lo++) {
+			gint a = erpc_base64_table[hi];
+			gint b = erpc_base64_table[lo];
+			table[hi << 8 | lo] = a < 0 || b < 0 ? 0xffff : (guint16)(a << 6 | b);
+		}
+	}
+	erpc_base64_decode_pairs = table;
+	g_once_init_leave(&init, 1);
+}
+
+static gboolean
+erpc_base64_bad_symbol(const gchar *text, gsize len, gsize pad, GError **error)
+{
+	for (gsize i = 0; i < len; i++) {
+		guchar c = (guchar)text[i];
+		if (erpc_base64_table[c] >= 0)
+			continue;
+		if (c == '=' && i >= len - pad)
+			continue;
+		if (c == '=')
+			g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "Invalid padding");
+		else
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+				    (guint)c,
+				    i);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 /**
  * erpc_base64_decode:
  * @text: base64 text
@@ -48,10 +95,12 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 {
 	g_autofree guint8 *out = NULL;
 	gsize pad = 0;
-	gsize n = 0;
 	gsize decoded_len;
+	gsize full;
+	guint8 *p;
+	const guint8 *in = (const guint8 *)text;
 
-	erpc_base64_init_table();
+	erpc_base64_init_decode_pairs();
 	if (len == 0)
 		return g_bytes_new(NULL, 0);
 	if (len % 4 != 0) {
@@ -72,41 +121,41 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 		return NULL;
 	}
 	out = g_malloc(decoded_len + 3);
-	for (gsize i = 0; i < len; i += 4) {
+	p = out;
+	/* every group but the last: two table lookups give 24 bits */
+	full = pad > 0 ? len - 4 : len;
+	for (gsize i = 0; i < full; i += 4) {
+		guint32 a = erpc_base64_decode_pairs[in[i] << 8 | in[i + 1]];
+		guint32 b = erpc_base64_decode_pairs[in[i + 2] << 8 | in[i + 3]];
+		guint32 v;
+		if (G_UNLIKELY((a | b) & 0xf000)) {
+			erpc_base64_bad_symbol(text, len, pad, error);
+			return NULL;
+		}
+		v = a << 12 | b;
+		p[0] = (guint8)(v >> 16);
+		p[1] = (guint8)(v >> 8);
+		p[2] = (guint8)v;
+		p += 3;
+	}
+	if (pad > 0) {
+		const gchar *last = text + len - 4;
 		gint v[4];
-		gboolean last = i + 4 == len;
 		for (gint j = 0; j < 4; j++) {
-			guchar c = (guchar)text[i + j];
-			if (c == '=' && last && j >= 4 - (gint)pad) {
-				v[j] = 0;
-				continue;
-			}
-			v[j] = erpc_base64_table[c];
+			v[j] = last[j] == '=' && j >= 4 - (gint)pad ? 0 : erpc_base64_table[(guchar)last[j]];
 			if (v[j] < 0) {
-				if (c == '=')
-					g_set_error_literal(error,
-							    ERPC_ERROR,
-							    ERPC_ERROR_INVALID_PARAMS,
-							    "Invalid padding");
-				else
-					g_set_error(error,
-						    ERPC_ERROR,
-						    ERPC_ERROR_INVALID_PARAMS,
-						    "Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
-						    (guint)c,
-						    i + j);
+				erpc_base64_bad_symbol(text, len, pad, error);
 				return NULL;
 			}
 		}
-		out[n++] = (guint8)((v[0] << 2) | (v[1] >> 4));
-		out[n++] = (guint8)((v[1] << 4) | (v[2] >> 2));
-		out[n++] = (guint8)((v[2] << 6) | v[3]);
-	}
-	/* the bits dropped by padding must be zero, as strict decoders require */
-	if ((pad == 1 && (erpc_base64_table[(guchar)text[len - 2]] & 0x3) != 0) ||
-	    (pad == 2 && (erpc_base64_table[(guchar)text[len - 3]] & 0xf) != 0)) {
-		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "Invalid last symbol");
-		return NULL;
+		/* the bits dropped by padding must be zero, as strict decoders require */
+		if ((pad == 1 && (v[2] & 0x3) != 0) || (pad == 2 && (v[1] & 0xf) != 0)) {
+			g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "Invalid last symbol");
+			return NULL;
+		}
+		*p++ = (guint8)((v[0] << 2) | (v[1] >> 4));
+		if (pad == 1)
+			*p++ = (guint8)((v[1] << 4) | (v[2] >> 2));
 	}
 	return g_bytes_new_take(g_steal_pointer(&out), decoded_len);
 }

@@ -153,8 +153,8 @@ assert_fails(const gchar *const *args, const gchar *stderr_text)
 	g_autofree gchar *err = NULL;
 	gint rc = esd_test_run_daemon(args, &out, &err);
 
-	g_assert_cmpint(rc, >, 0);
-	g_assert_cmpint(rc, <, 128);
+	if (rc <= 0 || rc >= 128)
+		g_error("exit status %d, stderr: %s", rc, err);
 	g_assert_cmpstr(out, ==, "");
 	if (strstr(err, stderr_text) == NULL)
 		g_error("stderr does not mention \"%s\": \"%s\"", stderr_text, err);

@@ -58,10 +58,10 @@ test_add_method(Fixture *fixture,
 
 /* checks and frees a list of names */
 static void
-test_assert_list(GPtrArray *names, const gchar *expected)
+test_assert_list(GPtrArray *names_owned, const gchar *expected)
 {
 	g_autoptr(GString) joined = g_string_new(NULL);
-	g_autoptr(GPtrArray) owned = names;
+	g_autoptr(GPtrArray) names = names_owned;
 
 	for (guint i = 0; i < names->len; i++) {
 		if (i > 0)
