@@ -176,6 +176,15 @@ erpc_json_plain8(const gchar *p)
 	       ERPC_SWAR_ZERO(w ^ (ERPC_SWAR_ONES * '\\')) == 0;
 }
 
+/* whether the string that ended before pos is a member name */
+static gboolean
+erpc_json_is_key(const gchar *data, gsize len, gsize pos)
+{
+	while (pos < len && (data[pos] == ' ' || data[pos] == '\t' || data[pos] == '\r' || data[pos] == '\n'))
+		pos++;
+	return pos < len && data[pos] == ':';
+}
+
 static gboolean
 erpc_json_scan(const gchar *data,
 	       gsize len,
@@ -237,7 +246,8 @@ erpc_json_scan(const gchar *data,
 				in_string = FALSE;
 				if (depth == 0)
 					seen_value = TRUE;
-				if (spans != NULL && !escaped && i - string_start >= ERPC_JSON_BIG_STRING) {
+				if (spans != NULL && !escaped && i - string_start >= ERPC_JSON_BIG_STRING &&
+				    !erpc_json_is_key(data, len, i + 1)) {
 					ErpcJsonSpan span = {string_start, i - string_start};
 					g_array_append_val(spans, span);
 				}
@@ -408,12 +418,15 @@ erpc_json_rewrite_parse_error(const gchar *message)
 	}
 }
 
-/* json-glib decodes \u0001 into a byte no peer string can hold raw */
-#define ERPC_JSON_PLACEHOLDER "\001erpc-big-%u\001"
-
+/*
+ * a placeholder is "\001erpc-big-NONCE-INDEX\001": the nonce is random for
+ * every parse, so that a peer cannot write a string that would be replaced
+ */
 typedef struct {
 	const gchar *data;
 	GArray *spans;
+	gchar *prefix; /* "\001erpc-big-NONCE-" */
+	gboolean *patched;
 } ErpcJsonPatch;
 
 /* puts the big strings back in place of their placeholders */
@@ -433,22 +446,21 @@ erpc_json_patch_node(JsonNode *node, ErpcJsonPatch *patch)
 			erpc_json_patch_node(json_array_get_element(array, i), patch);
 	} else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING) {
 		const gchar *text = json_node_get_string(node);
-		guint index = 0;
-		if (text[0] != '\001' || sscanf(text, ERPC_JSON_PLACEHOLDER, &index) != 1 ||
-		    index >= patch->spans->len)
+		gchar *end = NULL;
+		guint64 index;
+		ErpcJsonSpan *span;
+		g_autofree gchar *big = NULL;
+
+		if (!g_str_has_prefix(text, patch->prefix))
 			return;
-		{
-			ErpcJsonSpan *span = &g_array_index(patch->spans, ErpcJsonSpan, index);
-			/*
-			 * json_node_set_string() copies up to a NUL: end the slice at its
-			 * closing quote for the time of the copy, saving a second copy
-			 * of a buffer that may be tens of megabytes
-			 */
-			gchar *end = (gchar *)patch->data + span->start + span->len;
-			*end = '\0';
-			json_node_set_string(node, patch->data + span->start);
-			*end = '"';
-		}
+		index = g_ascii_strtoull(text + strlen(patch->prefix), &end, 10);
+		if (end == NULL || g_strcmp0(end, "\001") != 0 || index >= patch->spans->len ||
+		    patch->patched[index])
+			return;
+		patch->patched[index] = TRUE;
+		span = &g_array_index(patch->spans, ErpcJsonSpan, index);
+		big = g_strndup(patch->data + span->start, span->len);
+		json_node_set_string(node, big);
 	}
 }
 
@@ -497,6 +509,9 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	g_autoptr(GArray) spans = NULL;
 	g_autoptr(GString) reduced = NULL;
 	g_autoptr(JsonParser) parser = NULL;
+	g_autofree gchar *nonce = NULL;
+	g_autofree gchar *prefix = NULL;
+	g_autofree gboolean *patched = NULL;
 	ErpcJsonPatch patch;
 	JsonNode *root;
 	gsize pos = 0;
@@ -508,11 +523,12 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	if (spans == NULL || spans->len == 0)
 		return erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
 
+	nonce = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
 	reduced = g_string_sized_new(1024);
 	for (guint i = 0; i < spans->len; i++) {
 		ErpcJsonSpan *span = &g_array_index(spans, ErpcJsonSpan, i);
 		g_string_append_len(reduced, data + pos, (gssize)(span->start - pos));
-		g_string_append_printf(reduced, "\\u0001erpc-big-%u\\u0001", i);
+		g_string_append_printf(reduced, "\\u0001erpc-big-%s-%u\\u0001", nonce, i);
 		pos = span->start + span->len;
 	}
 	g_string_append_len(reduced, data + pos, (gssize)(len - pos));
@@ -521,8 +537,12 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	root = erpc_json_parse_text(parser, reduced->str, reduced->len, error);
 	if (root == NULL)
 		return NULL;
+	patched = g_new0(gboolean, spans->len);
+	prefix = g_strdup_printf("\001erpc-big-%s-", nonce);
 	patch.data = data;
 	patch.spans = spans;
+	patch.prefix = prefix;
+	patch.patched = patched;
 	erpc_json_patch_node(root, &patch);
 	return root;
 }
@@ -562,8 +582,11 @@ erpc_json_describe(JsonNode *node)
 		g_autoptr(GString) out = g_string_new("string ");
 		gsize len = strlen(str);
 		if (len > ERPC_JSON_DESCRIBE_MAX) {
-			const gchar *end = g_utf8_find_prev_char(str, str + ERPC_JSON_DESCRIBE_MAX);
-			erpc_json_append_string(out, str, end != NULL ? end - str : 0);
+			gsize cut = ERPC_JSON_DESCRIBE_MAX;
+			/* back to the start of a character */
+			while (cut > 0 && ((guchar)str[cut] & 0xc0) == 0x80)
+				cut--;
+			erpc_json_append_string(out, str, (gssize)cut);
 			g_string_insert(out, out->len - 1, "...");
 		} else {
 			erpc_json_append_string(out, str, (gssize)len);

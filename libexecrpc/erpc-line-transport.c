@@ -287,7 +287,6 @@ erpc_line_transport_flush_final(ErpcLineTransport *self)
 
 	while (!g_queue_is_empty(&self->outq) && !self->write_failed) {
 		g_autoptr(GError) error = NULL;
-		g_autoptr(GSource) source = NULL;
 		gint64 now;
 		GPollFD pfd = {0};
 

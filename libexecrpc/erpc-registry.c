@@ -284,7 +284,7 @@ erpc_registry_lookup_method(ErpcRegistry *self, const gchar *name, gpointer *use
 		return NULL;
 	if (method->info.capability != NULL &&
 	    erpc_registry_get_capability_version(self, method->info.capability) <
-		method->info.since_version)
+		MAX(method->info.since_version, 1))
 		return NULL;
 	if (user_data != NULL)
 		*user_data = method->user_data;

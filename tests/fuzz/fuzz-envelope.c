@@ -7,7 +7,8 @@
  *
  *  - a refused frame has an ERPC_ERROR_PARSE error with a UTF-8 message, and
  *    the `id:-1` reply carrying it parses back to the same message
- *  - an accepted frame nests no deeper than the limit and holds only UTF-8
+ *  - an accepted frame nests no deeper than the limit, holds only UTF-8, and
+ *    parses into the same tree as plain json-glib makes of it
  *  - whatever the writer produces from a parsed tree parses back (through the
  *    same bounded parser) to an equal tree
  *  - the replies built from a message parse back to the same id, method,
@@ -105,6 +106,20 @@ fuzz_check_tree(JsonNode *node, guint level)
 	default:
 		break;
 	}
+}
+
+/* the pre-scan may refuse input, but must never change what it means */
+static void
+fuzz_check_same_as_json_glib(JsonNode *root, const gchar *data, gsize size)
+{
+	g_autoptr(JsonParser) parser = json_parser_new();
+	g_autoptr(GError) error = NULL;
+
+	if (!json_parser_load_from_data(parser, data, (gssize)size, &error))
+		fuzz_fail("accepted what json-glib refuses", error->message, data, size);
+	if (json_parser_get_root(parser) == NULL ||
+	    !json_node_equal(json_parser_get_root(parser), root))
+		fuzz_fail("parsed into another tree than json-glib's", NULL, data, size);
 }
 
 static gboolean
@@ -405,6 +420,7 @@ fuzz_accepted(ErpcMessage *msg, const gchar *data, gsize size)
 	if (!JSON_NODE_HOLDS_OBJECT(root))
 		fuzz_fail("a message that is not an object", NULL, data, size);
 	fuzz_check_tree(root, 1);
+	fuzz_check_same_as_json_glib(root, data, size);
 
 	if (method != NULL && !g_utf8_validate(method, -1, NULL))
 		fuzz_fail("a method that is not UTF-8", NULL, data, size);

@@ -4,6 +4,8 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "erpc-error.h"
 #include "erpc-json.h"
@@ -172,7 +174,7 @@ test_json_check_depth_hidden(gconstpointer user_data)
 
 	if (erpc_json_check(data, strlen(data), 1 << 20, 64, &error)) {
 		/* json-glib recurses once per level: 100000 levels crash the daemon */
-		g_test_incomplete("known bug: nesting after a json-glib comment or "
+		g_test_fail_printf("%s", "known bug: nesting after a json-glib comment or "
 				  "single-quoted string escapes the depth limit");
 		return;
 	}
@@ -296,7 +298,7 @@ test_json_parse_error_utf8(void)
 	g_assert_null(node);
 	g_assert_error(error, ERPC_ERROR, ERPC_ERROR_PARSE);
 	if (!g_utf8_validate(error->message, -1, NULL)) {
-		g_test_incomplete("known bug: a parse error message is cut inside a UTF-8 character");
+		g_test_fail_printf("%s", "known bug: a parse error message is cut inside a UTF-8 character");
 		return;
 	}
 }
@@ -364,10 +366,125 @@ test_json_parse_strict(gconstpointer user_data)
 	node = erpc_json_parse(tc->data, strlen(tc->data), 1 << 20, ERPC_JSON_MAX_DEPTH, &error);
 	if (node != NULL) {
 		g_autofree gchar *msg = g_strdup_printf("known bug: %s", tc->bug);
-		g_test_incomplete(msg);
+		g_test_fail_printf("%s", msg);
 		return;
 	}
 	g_assert_error(error, ERPC_ERROR, ERPC_ERROR_PARSE);
+}
+
+/* big strings: erpc_json_parse() keeps long strings out of json-glib */
+
+#define TEST_BIG_STRING (300 * 1024)
+
+static GString *
+test_big_doc(const gchar *before, const gchar *after)
+{
+	GString *doc = g_string_new(before);
+	for (gsize i = 0; i < TEST_BIG_STRING; i++)
+		g_string_append_c(doc, (gchar)('A' + i % 26));
+	g_string_append(doc, after);
+	return doc;
+}
+
+/* what plain json-glib makes of @doc */
+static JsonNode *
+test_json_glib_parse(GString *doc)
+{
+	g_autoptr(JsonParser) parser = json_parser_new();
+	g_autoptr(GError) error = NULL;
+
+	g_assert_true(json_parser_load_from_data(parser, doc->str, (gssize)doc->len, &error));
+	g_assert_no_error(error);
+	return json_node_copy(json_parser_get_root(parser));
+}
+
+static void
+test_json_big_string(void)
+{
+	g_autoptr(GString) doc =
+	    test_big_doc("{\"id\":1,\"params\":{\"a\":\"x\",\"dataBase64\":\"", "\",\"z\":[\"y\"]}}");
+	g_autoptr(GString) copy = g_string_new_len(doc->str, (gssize)doc->len);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) node = NULL;
+	g_autoptr(JsonNode) expected = test_json_glib_parse(doc);
+
+	node = erpc_json_parse(doc->str, doc->len, 1 << 20, ERPC_JSON_MAX_DEPTH, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(node);
+	g_assert_true(json_node_equal(node, expected));
+	/* the input is left as it was */
+	g_assert_true(memcmp(doc->str, copy->str, doc->len) == 0);
+}
+
+static void
+test_json_big_string_forged(void)
+{
+	g_autoptr(GString) doc = test_big_doc(
+	    "{\"path\":\"\\u0001erpc-big-0\\u0001\",\"dataBase64\":\"",
+	    "\",\"more\":[\"\\u0001erpc-big-0\\u0001\",\"\\u0001erpc-big-0\\u0001\"]}");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) node = NULL;
+	g_autoptr(JsonNode) expected = test_json_glib_parse(doc);
+	const gchar *path;
+
+	node = erpc_json_parse(doc->str, doc->len, 1 << 20, ERPC_JSON_MAX_DEPTH, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(node);
+	path = json_object_get_string_member(json_node_get_object(node), "path");
+	if (strlen(path) > 32) {
+		/* each forged copy costs the peer 22 bytes and us the whole string */
+		g_test_fail_printf("%s", "known bug: a peer's \\u0001erpc-big-0\\u0001 string is replaced "
+				  "by a copy of a big string");
+		return;
+	}
+	g_assert_true(json_node_equal(node, expected));
+}
+
+static void
+test_json_big_member_name(void)
+{
+	g_autoptr(GString) doc = test_big_doc("{\"", "\":1}");
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) node = NULL;
+	g_autoptr(GList) names = NULL;
+
+	node = erpc_json_parse(doc->str, doc->len, 1 << 20, ERPC_JSON_MAX_DEPTH, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(node);
+	names = json_object_get_members(json_node_get_object(node));
+	g_assert_nonnull(names);
+	if (strlen(names->data) != TEST_BIG_STRING) {
+		g_test_fail_printf("%s", "known bug: a big member name comes back as the placeholder");
+		return;
+	}
+}
+
+/* the input is const: it may be a static GBytes or a read-only mapping */
+static void
+test_json_big_string_read_only(void)
+{
+	if (g_test_subprocess()) {
+		g_autoptr(GString) doc = test_big_doc("[\"", "\"]");
+		gsize page = (gsize)sysconf(_SC_PAGESIZE);
+		gsize size = (doc->len + page) / page * page;
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = NULL;
+		gchar *ro = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		g_assert_true(ro != MAP_FAILED);
+		memcpy(ro, doc->str, doc->len);
+		g_assert_cmpint(mprotect(ro, size, PROT_READ), ==, 0);
+		node = erpc_json_parse(ro, doc->len, 1 << 20, ERPC_JSON_MAX_DEPTH, &error);
+		g_assert_no_error(error);
+		g_assert_nonnull(node);
+		munmap(ro, size);
+		return;
+	}
+	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+	if (!g_test_trap_has_passed()) {
+		g_test_fail_printf("%s", "known bug: erpc_json_parse() writes into its const input");
+		return;
+	}
 }
 
 /* typed getters */
@@ -885,7 +1002,7 @@ test_json_enum_long(void)
 	g_assert_true(g_str_has_prefix(error->message, "unknown variant `xxxxxxxx"));
 	g_assert_true(g_str_has_suffix(error->message, "`, expected `a` or `b`"));
 	if (!g_utf8_validate(error->message, -1, NULL)) {
-		g_test_incomplete("known bug: the unknown variant is cut inside a UTF-8 character");
+		g_test_fail_printf("%s", "known bug: the unknown variant is cut inside a UTF-8 character");
 		return;
 	}
 }
@@ -1111,7 +1228,7 @@ test_json_write_non_finite(void)
 			g_autofree gchar *msg =
 			    g_strdup_printf("known bug: a non-finite double is written as `%s`",
 					    written);
-			g_test_incomplete(msg);
+			g_test_fail_printf("%s", msg);
 			return;
 		}
 	}
@@ -1148,6 +1265,13 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/libexecrpc/json/parse/depth", test_json_parse_depth);
 	g_test_add_func("/execserverd/libexecrpc/json/parse-error/utf8", test_json_parse_error_utf8);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/reuse", test_json_parse_reuse);
+	g_test_add_func("/execserverd/libexecrpc/json/big-string/parse", test_json_big_string);
+	g_test_add_func("/execserverd/libexecrpc/json/big-string/forged-placeholder",
+			test_json_big_string_forged);
+	g_test_add_func("/execserverd/libexecrpc/json/big-string/member-name",
+			test_json_big_member_name);
+	g_test_add_func("/execserverd/libexecrpc/json/big-string/read-only-input",
+			test_json_big_string_read_only);
 	for (guint i = 0; i < G_N_ELEMENTS(strict_cases); i++) {
 		g_autofree gchar *path = g_strdup_printf("/execserverd/libexecrpc/json/strict/%s",
 							 strict_cases[i].name);

@@ -402,7 +402,7 @@ test_message_overflow_id(void)
 		g_autofree gchar *id = erpc_json_to_string(erpc_message_get_id(msg));
 		g_autofree gchar *bug =
 		    g_strdup_printf("known bug: id 12345678901234567890 is accepted as %s", id);
-		g_test_incomplete(bug);
+		g_test_fail_printf("%s", bug);
 		return;
 	}
 	g_assert_error(error, ERPC_ERROR, ERPC_ERROR_PARSE);
@@ -432,7 +432,7 @@ test_message_null_error(void)
 	}
 	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
 	if (!g_test_trap_has_passed()) {
-		g_test_incomplete("known bug: erpc_message_parse() with error == NULL crashes on "
+		g_test_fail_printf("%s", "known bug: erpc_message_parse() with error == NULL crashes on "
 				  "a request whose trace has a non-string member");
 		return;
 	}
