@@ -8,6 +8,7 @@
 
 #include "erpc-error.h"
 #include "erpc-json.h"
+#include "erpc-json-private.h"
 
 /* longest string value quoted back in an error message */
 #define ERPC_JSON_DESCRIBE_MAX 64
@@ -105,9 +106,31 @@ erpc_json_number_valid(const gchar *p, gsize len)
 	return i == len;
 }
 
-/* an integer literal json-glib would silently wrap: refuse it */
+/* strings at least this long are kept out of json-glib, which is slow on them */
+#define ERPC_JSON_BIG_STRING (256 * 1024)
+
+typedef struct {
+	gsize start; /* first byte after the opening quote, or of the number */
+	gsize len;
+	gboolean clamp; /* an unsigned integer beyond i64, read as G_MAXINT64 */
+} ErpcJsonSpan;
+
+static void
+erpc_json_add_span(GArray **spans, gsize start, gsize len, gboolean clamp)
+{
+	ErpcJsonSpan span = {start, len, clamp};
+	if (*spans == NULL)
+		*spans = g_array_new(FALSE, FALSE, sizeof(ErpcJsonSpan));
+	g_array_append_val(*spans, span);
+}
+
+/*
+ * json-glib silently wraps integers beyond 64 signed bits: refuse negative
+ * ones, and read unsigned ones up to 2^64-1 (u64 fields: offsets, limits)
+ * as the largest i64, which no such field can tell apart
+ */
 static gboolean
-erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GError **error)
+erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GArray **spans, GError **error)
 {
 	gsize start = *pos;
 	gsize end = start;
@@ -138,28 +161,23 @@ erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GError **error)
 	}
 	if (end - start < sizeof(buf)) {
 		gint64 value;
+		guint64 uvalue;
 		memcpy(buf, data + start, end - start);
 		buf[end - start] = '\0';
 		if (g_ascii_string_to_signed(buf, 10, G_MININT64, G_MAXINT64, &value, NULL))
 			return TRUE;
-		/* leave syntax errors to the parser, which describes them better */
-		if (end - start < 19)
+		if (g_ascii_string_to_unsigned(buf, 10, 0, G_MAXUINT64, &uvalue, NULL)) {
+			if (spans != NULL)
+				erpc_json_add_span(spans, start, end - start, TRUE);
 			return TRUE;
+		}
 	}
 	g_set_error_literal(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PARSE,
-			    "number out of range: integers must fit in 64 signed bits");
+			    "number out of range: integers must fit in 64 bits");
 	return FALSE;
 }
-
-/* strings at least this long are kept out of json-glib, which is slow on them */
-#define ERPC_JSON_BIG_STRING (256 * 1024)
-
-typedef struct {
-	gsize start; /* first byte after the opening quote */
-	gsize len;
-} ErpcJsonSpan;
 
 #define ERPC_SWAR_ONES	 G_GUINT64_CONSTANT(0x0101010101010101)
 #define ERPC_SWAR_HIGHS	 G_GUINT64_CONSTANT(0x8080808080808080)
@@ -190,7 +208,7 @@ erpc_json_scan(const gchar *data,
 	       gsize len,
 	       gsize max_size,
 	       guint max_depth,
-	       GArray *spans,
+	       GArray **spans,
 	       GError **error)
 {
 	guint depth = 0;
@@ -247,10 +265,8 @@ erpc_json_scan(const gchar *data,
 				if (depth == 0)
 					seen_value = TRUE;
 				if (spans != NULL && !escaped && i - string_start >= ERPC_JSON_BIG_STRING &&
-				    !erpc_json_is_key(data, len, i + 1)) {
-					ErpcJsonSpan span = {string_start, i - string_start};
-					g_array_append_val(spans, span);
-				}
+				    !erpc_json_is_key(data, len, i + 1))
+					erpc_json_add_span(spans, string_start, i - string_start, FALSE);
 			} else if (c < 0x20) {
 				if (c == 0)
 					goto encoding;
@@ -304,7 +320,7 @@ erpc_json_scan(const gchar *data,
 			break;
 		case '-':
 		case '0' ... '9':
-			if (!erpc_json_check_number(data, len, &i, error))
+			if (!erpc_json_check_number(data, len, &i, spans, error))
 				return FALSE;
 			if (depth == 0)
 				seen_value = TRUE;
@@ -486,25 +502,14 @@ erpc_json_parse_text(JsonParser *parser, const gchar *data, gsize len, GError **
 	return root;
 }
 
-/**
- * erpc_json_parse:
- * @data: bytes received from a peer
- * @len: length of @data
- * @max_size: the largest message accepted, in bytes
- * @max_depth: the deepest nesting accepted
- * @error: return location for a #GError, or %NULL
- *
- * Checks the input with erpc_json_check() and parses it. Strings of a
- * quarter megabyte or more without escapes (file contents in base64) are
- * cut out before json-glib sees the text and put back afterwards, which
- * makes large messages several times faster to parse.
- *
- * Returns: (transfer full): the root node, or %NULL with %ERPC_ERROR_PARSE set
- *
- * Since: 0.1
- */
+/* for erpc_message_parse(): also tells whether an integer was clamped */
 JsonNode *
-erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
+_erpc_json_parse_full(const gchar *data,
+		      gsize len,
+		      gsize max_size,
+		      guint max_depth,
+		      gboolean *clamped,
+		      GError **error)
 {
 	g_autoptr(GArray) spans = NULL;
 	g_autoptr(GString) reduced = NULL;
@@ -515,12 +520,13 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	ErpcJsonPatch patch;
 	JsonNode *root;
 	gsize pos = 0;
+	guint n_big = 0;
 
-	if (len >= ERPC_JSON_BIG_STRING)
-		spans = g_array_new(FALSE, FALSE, sizeof(ErpcJsonSpan));
-	if (!erpc_json_scan(data, len, max_size, max_depth, spans, error))
+	if (clamped != NULL)
+		*clamped = FALSE;
+	if (!erpc_json_scan(data, len, max_size, max_depth, &spans, error))
 		return NULL;
-	if (spans == NULL || spans->len == 0)
+	if (spans == NULL)
 		return erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
 
 	nonce = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
@@ -528,10 +534,19 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	for (guint i = 0; i < spans->len; i++) {
 		ErpcJsonSpan *span = &g_array_index(spans, ErpcJsonSpan, i);
 		g_string_append_len(reduced, data + pos, (gssize)(span->start - pos));
-		g_string_append_printf(reduced, "\\u0001erpc-big-%s-%u\\u0001", nonce, i);
+		if (span->clamp) {
+			g_string_append(reduced, "9223372036854775807");
+			if (clamped != NULL)
+				*clamped = TRUE;
+		} else {
+			g_string_append_printf(reduced, "\\u0001erpc-big-%s-%u\\u0001", nonce, i);
+			n_big++;
+		}
 		pos = span->start + span->len;
 	}
 	g_string_append_len(reduced, data + pos, (gssize)(len - pos));
+	if (n_big == 0)
+		return erpc_json_parse_text(erpc_json_get_parser(), reduced->str, reduced->len, error);
 	/* a mutable tree, so that the strings can be put back */
 	parser = json_parser_new();
 	root = erpc_json_parse_text(parser, reduced->str, reduced->len, error);
@@ -545,6 +560,30 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	patch.patched = patched;
 	erpc_json_patch_node(root, &patch);
 	return root;
+}
+
+/**
+ * erpc_json_parse:
+ * @data: bytes received from a peer
+ * @len: length of @data
+ * @max_size: the largest message accepted, in bytes
+ * @max_depth: the deepest nesting accepted
+ * @error: return location for a #GError, or %NULL
+ *
+ * Checks the input with erpc_json_check() and parses it. Strings of a
+ * quarter megabyte or more without escapes (file contents in base64) are
+ * cut out before json-glib sees the text and put back afterwards, which
+ * makes large messages several times faster to parse. Unsigned integers
+ * beyond 2^63-1 read as 2^63-1.
+ *
+ * Returns: (transfer full): the root node, or %NULL with %ERPC_ERROR_PARSE set
+ *
+ * Since: 0.1
+ */
+JsonNode *
+erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
+{
+	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, error);
 }
 
 /**

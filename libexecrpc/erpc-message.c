@@ -4,6 +4,7 @@
 
 #include "erpc-error.h"
 #include "erpc-json.h"
+#include "erpc-json-private.h"
 #include "erpc-message.h"
 
 struct _ErpcMessage {
@@ -187,9 +188,10 @@ ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
 	g_autoptr(ErpcMessage) self = NULL;
+	gboolean clamped = FALSE;
 	JsonNode *root;
 
-	root = erpc_json_parse(data, len, max_size, max_depth, error);
+	root = _erpc_json_parse_full(data, len, max_size, max_depth, &clamped, error);
 	if (root == NULL)
 		return NULL;
 	self = g_new0(ErpcMessage, 1);
@@ -204,6 +206,15 @@ erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth
 	}
 	if (!erpc_message_classify(self, error))
 		return NULL;
+	/* an id beyond i64 was read as G_MAXINT64: it must not be echoed as that */
+	if (clamped && self->id != NULL && json_node_get_value_type(self->id) == G_TYPE_INT64 &&
+	    json_node_get_int(self->id) == G_MAXINT64) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "data did not match any variant of untagged enum RequestId");
+		return NULL;
+	}
 	return g_steal_pointer(&self);
 }
 

@@ -129,6 +129,7 @@ main(int argc, char *argv[])
 	gboolean version = FALSE;
 	gboolean list_plugins = FALSE;
 	gboolean verbose = FALSE;
+	gboolean pid_namespace = FALSE;
 	gboolean from_build_tree;
 	gint concurrent_requests = 1;
 	gint session_grace = 80;
@@ -200,6 +201,13 @@ main(int argc, char *argv[])
 	     &max_message_size,
 	     N_("Largest message accepted, in bytes (default 134217728)"),
 	     "BYTES"},
+	    {"pid-namespace",
+	     0,
+	     0,
+	     G_OPTION_ARG_NONE,
+	     &pid_namespace,
+	     N_("Run each command in its own PID namespace (needs CAP_SYS_ADMIN)"),
+	     NULL},
 	    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Log more to stderr"), NULL},
 	    {"version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version and exit"), NULL},
 	    {NULL}};
@@ -239,6 +247,7 @@ main(int argc, char *argv[])
 	}
 
 	g_log_set_default_handler(esd_main_log_handler, GINT_TO_POINTER(verbose));
+	esd_spawn_set_pid_namespace(pid_namespace);
 	/*
 	 * streams move buffers of a few hundred kilobytes; served from the heap
 	 * instead of fresh mappings, they cost no page faults each time

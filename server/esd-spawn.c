@@ -26,13 +26,12 @@
  * the command, reaps everything below it, forwards interrupts and reports
  * on a pipe when the command was executed and how it ended.
  *
- * Where the kernel allows it (root, or CAP_SYS_ADMIN), the supervisor is
- * init of a new PID namespace. No descendant can then escape, however it
- * daemonizes: killing the supervisor, which the kernel also does when the
- * daemon dies (PR_SET_PDEATHSIG), kills every process in the namespace.
- * Otherwise the supervisor is a child subreaper: orphans of the command
- * come back to it, and on SIGTERM (terminate, or the daemon's death) it
- * kills every process below it until none is left.
+ * The supervisor is a child subreaper: orphans of the command, however it
+ * daemonized, come back to it, and on SIGTERM (terminate, session expiry,
+ * or the daemon's death through PR_SET_PDEATHSIG) it kills every process
+ * below it until none is left. With --pid-namespace (and CAP_SYS_ADMIN) it
+ * is instead init of a new PID namespace, and killing it makes the kernel
+ * kill every process in the namespace.
  *
  * The supervisor is a small separate program (esd-supervise), started with
  * clone(CLONE_VM | CLONE_VFORK): the daemon's memory is never copied, so a
@@ -52,13 +51,24 @@ typedef struct {
 	gint fds[4]; /* report, stdin, stdout, stderr: become 3, 4, 5, 6 */
 } EsdSpawnExec;
 
-/* cleared once the kernel refuses a PID namespace; then never tried again */
-static gboolean esd_spawn_try_pid_namespace = TRUE;
+/* opt-in; cleared once the kernel refuses a PID namespace */
+static gboolean esd_spawn_try_pid_namespace = FALSE;
 static gchar *esd_spawn_supervisor_path = NULL;
 
 /* the child of clone(CLONE_VM | CLONE_VFORK) shares this stack region with nothing */
 #define ESD_SPAWN_STACK_SIZE (64 * 1024)
 static guint8 esd_spawn_stack[ESD_SPAWN_STACK_SIZE] __attribute__((aligned(16)));
+
+/*
+ * A PID namespace per command makes the tree kill the kernel's job, but the
+ * command then sees pids that do not match the host's /proc (pgrep, ps and
+ * kill disagree with $!), so it is not the default.
+ */
+void
+esd_spawn_set_pid_namespace(gboolean enabled)
+{
+	esd_spawn_try_pid_namespace = enabled;
+}
 
 void
 esd_spawn_set_supervisor(const gchar *path)

@@ -37,6 +37,8 @@ typedef struct {
 void
 esd_spawn_set_supervisor(const gchar *path);
 void
+esd_spawn_set_pid_namespace(gboolean enabled);
+void
 esd_spawn_result_clear(EsdSpawnResult *result);
 gboolean
 esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error);

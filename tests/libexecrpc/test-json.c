@@ -84,8 +84,9 @@ static const CheckCase check_cases[] = {
     {"escaped-nul", "[\"a\\u0000b\"]", -1, 64, 64, "NUL characters (\\u0000) in strings are not supported"},
     {"escaped-nul-after-backslash", "[\"\\\\u0000\"]", -1, 64, 64, NULL},
     {"i64-max", "[9223372036854775807,-9223372036854775808]", -1, 64, 64, NULL},
-    {"i64-overflow", "[9223372036854775808]", -1, 64, 64, "number out of range: integers must fit in 64 signed bits"},
-    {"i64-underflow", "{\"a\":-9223372036854775809}", -1, 64, 64, "number out of range: integers must fit in 64 signed bits"},
+    {"u64-in-range", "[9223372036854775808,18446744073709551615]", -1, 64, 64, NULL},
+    {"u64-overflow", "[18446744073709551616]", -1, 64, 64, "number out of range: integers must fit in 64 bits"},
+    {"i64-underflow", "{\"a\":-9223372036854775809}", -1, 64, 64, "number out of range: integers must fit in 64 bits"},
     {"float-large", "[1e300,1.5E-3,-0.0]", -1, 64, 64, NULL},
     /* a raw NUL in a string is a control character too: either message will do */
     {"nul-in-string", "{\"a\":\"\0\"}", 9, 64, 64, MSG_ANY},
@@ -335,9 +336,9 @@ static const StrictCase strict_cases[] = {
      * emits as `inf` */
     {"number-out-of-range", "[1e999]", "1e999 parses into an infinite double"},
     {"negative-out-of-range", "[-1e999]", "-1e999 parses into an infinite double"},
-    /* json-glib 1.6 wraps integers beyond 64 bits */
-    {"integer-overflow", "[12345678901234567890]", "integers beyond i64 wrap around"},
-    {"integer-overflow-by-one", "[9223372036854775808]", "integers beyond i64 wrap around"},
+    /* json-glib 1.6 wraps integers beyond 64 bits (up to u64 they read as G_MAXINT64) */
+    {"integer-overflow", "[123456789012345678901]", "integers beyond u64 wrap around"},
+    {"integer-overflow-by-one", "[18446744073709551616]", "integers beyond u64 wrap around"},
     /* json-glib 1.6 ends the string at \u0000 */
     {"escaped-nul", "[\"a\\u0000b\"]", "\\u0000 silently truncates the string"},
     /* GScanner reads C octal escapes: any byte, also invalid UTF-8 and controls */
@@ -1027,6 +1028,22 @@ static const ParamsCase unit_cases[] = {
     {"boolean", "false", "invalid type: boolean `false`, expected unit"},
 };
 
+/* unsigned values beyond i64 (u64 offsets and limits) read as G_MAXINT64, never wrapped */
+static void
+test_json_u64_clamped(void)
+{
+	const gchar *text = "[9223372036854775808,18446744073709551615,12]";
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonNode) root = erpc_json_parse(text, strlen(text), 1024, 64, &error);
+	JsonArray *array;
+
+	g_assert_no_error(error);
+	array = json_node_get_array(root);
+	g_assert_cmpint(json_array_get_int_element(array, 0), ==, G_MAXINT64);
+	g_assert_cmpint(json_array_get_int_element(array, 1), ==, G_MAXINT64);
+	g_assert_cmpint(json_array_get_int_element(array, 2), ==, 12);
+}
+
 static void
 test_json_check_unit(gconstpointer user_data)
 {
@@ -1238,6 +1255,7 @@ int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+	g_test_add_func("/execserverd/libexecrpc/json/u64-clamped", test_json_u64_clamped);
 
 	for (guint i = 0; i < G_N_ELEMENTS(check_cases); i++) {
 		g_autofree gchar *path =

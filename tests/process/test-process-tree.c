@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "esd-test-utils.h"
+
+/*
+ * Whole process trees die with their process: on process/terminate, when a
+ * detached session expires, when the daemon gets SIGTERM, loses stdin, or
+ * is killed outright. The command daemonizes every way a shell can
+ * (setsid, a double fork) and ignores SIGTERM. As root the daemon runs each
+ * command as init of its own PID namespace, which makes that possible
+ * without races; these tests need it and are skipped otherwise.
+ */
+
+#define TREE_TEST "/execserverd/process-tree/"
+#define MARK_VAR  "ESD_PTEST_MARK"
+#define WAIT_MS	  5000
+
+typedef struct {
+	gboolean ws;
+	const gchar *const *args;
+} Variant;
+
+typedef struct {
+	const Variant *variant;
+	EsdTestDaemon *daemon;
+	EsdTestWsClient *client; /* NULL over stdio */
+	EsdTestPeer *peer;
+	GPtrArray *notifications; /* JsonNode */
+	guint next_id;
+	gchar *token; /* makes this test's sleep arguments unique */
+} Fixture;
+
+static guint test_counter = 0;
+/* "<test pid>-<n>", in the environment of the daemon and the commands of a test */
+static gchar *test_mark = NULL;
+
+/* messages */
+
+static JsonNode *
+receive(Fixture *fx, guint timeout_ms)
+{
+	g_autoptr(GBytes) bytes = esd_test_peer_receive(fx->peer, timeout_ms);
+	g_autofree gchar *text = NULL;
+	gsize len = 0;
+	const gchar *data;
+
+	if (bytes == NULL)
+		g_error("the daemon closed the connection");
+	data = g_bytes_get_data(bytes, &len);
+	text = g_strndup(data, len);
+	return esd_test_json_parse(text);
+}
+
+/* sends a request and returns its reply; notifications meanwhile are kept */
+static JsonNode *
+call(Fixture *fx, const gchar *method, const gchar *params)
+{
+	guint id = ++fx->next_id;
+	g_autofree gchar *text =
+	    g_strdup_printf("{\"id\":%u,\"method\":\"%s\",\"params\":%s}", id, method, params);
+	gint64 deadline = g_get_monotonic_time() + WAIT_MS * 1000;
+
+	esd_test_peer_send_text(fx->peer, text);
+	for (;;) {
+		JsonNode *msg = receive(fx, WAIT_MS);
+		JsonNode *reply_id = esd_test_json_get(msg, "id");
+		if (reply_id != NULL && JSON_NODE_HOLDS_VALUE(reply_id) &&
+		    json_node_get_int(reply_id) == (gint64)id)
+			return msg;
+		g_assert_null(reply_id);
+		g_ptr_array_add(fx->notifications, msg);
+		g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+	}
+}
+
+static void
+assert_call(Fixture *fx, const gchar *method, const gchar *params, const gchar *expected_result)
+{
+	g_autoptr(JsonNode) reply = call(fx, method, params);
+	g_autofree gchar *expected =
+	    g_strdup_printf("{\"id\":%u,\"result\":%s}", fx->next_id, expected_result);
+	esd_assert_json_node_eq(reply, expected);
+}
+
+static JsonNode *
+find_notification(Fixture *fx, const gchar *method, const gchar *process_id)
+{
+	for (guint i = 0; i < fx->notifications->len; i++) {
+		JsonNode *msg = g_ptr_array_index(fx->notifications, i);
+		if (g_strcmp0(esd_test_json_get_string(msg, "method"), method) == 0 &&
+		    g_strcmp0(esd_test_json_get_string(msg, "params.processId"), process_id) == 0)
+			return msg;
+	}
+	return NULL;
+}
+
+static JsonNode *
+wait_notification(Fixture *fx, const gchar *method, const gchar *process_id)
+{
+	gint64 deadline = g_get_monotonic_time() + WAIT_MS * 1000;
+	JsonNode *msg;
+
+	while ((msg = find_notification(fx, method, process_id)) == NULL) {
+		gint64 left = deadline - g_get_monotonic_time();
+		if (left <= 0)
+			g_error("no %s for %s", method, process_id);
+		g_ptr_array_add(fx->notifications, receive(fx, (guint)(left / 1000) + 1));
+	}
+	return msg;
+}
+
+static gchar *
+json_quote(const gchar *text)
+{
+	g_autoptr(JsonNode) node = json_node_init_string(json_node_alloc(), text);
+	return json_to_string(node, FALSE);
+}
+
+static void
+start(Fixture *fx, const gchar *process_id, const gchar *script)
+{
+	g_autofree gchar *quoted = json_quote(script);
+	g_autofree gchar *params = g_strdup_printf(
+	    "{\"processId\":\"%s\",\"argv\":[\"/bin/sh\",\"-c\",%s],\"cwd\":\"file:///tmp\","
+	    "\"env\":{\"PATH\":\"/usr/bin:/bin\",\"%s\":\"%s\"},\"tty\":false}",
+	    process_id,
+	    quoted,
+	    MARK_VAR,
+	    test_mark);
+	g_autofree gchar *expected =
+	    g_strdup_printf("{\"processId\":\"%s\",\"sandboxType\":\"none\"}", process_id);
+
+	assert_call(fx, "process/start", params, expected);
+}
+
+/* the output of a process that ran to its end */
+static gchar *
+run(Fixture *fx, const gchar *process_id, const gchar *script)
+{
+	GString *out = g_string_new(NULL);
+
+	start(fx, process_id, script);
+	wait_notification(fx, "process/closed", process_id);
+	for (guint i = 0; i < fx->notifications->len; i++) {
+		JsonNode *msg = g_ptr_array_index(fx->notifications, i);
+		g_autofree guchar *data = NULL;
+		gsize len = 0;
+		if (g_strcmp0(esd_test_json_get_string(msg, "method"), "process/output") != 0 ||
+		    g_strcmp0(esd_test_json_get_string(msg, "params.processId"), process_id) != 0)
+			continue;
+		data = g_base64_decode(esd_test_json_get_string(msg, "params.chunk"), &len);
+		g_string_append_len(out, (const gchar *)data, (gssize)len);
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* /proc */
+
+/* the pid of the process whose argv is exactly @argv, or -1 */
+static gint
+find_argv(const gchar *const *argv)
+{
+	g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
+	const gchar *name;
+
+	while ((name = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *path = g_strdup_printf("/proc/%s/cmdline", name);
+		g_autofree gchar *cmdline = NULL;
+		gsize len = 0;
+		gsize pos = 0;
+		guint i = 0;
+
+		if (!g_ascii_isdigit(name[0]) || !g_file_get_contents(path, &cmdline, &len, NULL))
+			continue;
+		for (; argv[i] != NULL && pos < len; i++) {
+			if (strcmp(cmdline + pos, argv[i]) != 0)
+				break;
+			pos += strlen(argv[i]) + 1;
+		}
+		if (argv[i] == NULL && pos == len)
+			return atoi(name);
+	}
+	return -1;
+}
+
+/* the three sleeps of the tree, once all of them run */
+static GArray *
+wait_tree(Fixture *fx)
+{
+	GArray *pids = g_array_new(FALSE, FALSE, sizeof(gint));
+	gint64 deadline = g_get_monotonic_time() + WAIT_MS * 1000;
+
+	for (guint i = 1; i <= 3; i++) {
+		g_autofree gchar *seconds = g_strdup_printf("10%u.%s", i, fx->token);
+		const gchar *argv[] = {"sleep", seconds, NULL};
+		gint pid;
+
+		while ((pid = find_argv(argv)) < 0) {
+			if (g_get_monotonic_time() > deadline)
+				g_error("sleep %s never started", seconds);
+			esd_test_iterate(20);
+		}
+		g_array_append_val(pids, pid);
+	}
+	return pids;
+}
+
+static gchar *
+pid_state(gint pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", pid);
+	g_autofree gchar *stat = NULL;
+	const gchar *paren;
+
+	if (!g_file_get_contents(path, &stat, NULL, NULL))
+		return NULL;
+	paren = strrchr(stat, ')');
+	return g_strdup(paren != NULL && paren[1] != '\0' ? paren + 2 : "?");
+}
+
+/* within @timeout_ms every one of @pids is gone: not running, not a zombie */
+static void
+assert_gone(GArray *pids, guint timeout_ms)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+
+	for (;;) {
+		g_autoptr(GString) left = g_string_new(NULL);
+
+		for (guint i = 0; i < pids->len; i++) {
+			gint pid = g_array_index(pids, gint, i);
+			g_autofree gchar *state = pid_state(pid);
+			if (state != NULL)
+				g_string_append_printf(left, " %d (state %.1s)", pid, state);
+		}
+		if (left->len == 0)
+			return;
+		if (g_get_monotonic_time() > deadline) {
+			/* do not leave them behind */
+			for (guint i = 0; i < pids->len; i++)
+				kill(g_array_index(pids, gint, i), SIGKILL);
+			g_error("still there after %u ms:%s", timeout_ms, left->str);
+		}
+		esd_test_iterate(20);
+	}
+}
+
+/* leftovers: the daemon, its supervisors and every command carry MARK_VAR=<test_mark> */
+
+static gboolean
+environ_has_entry(const gchar *env_block, gsize len, const gchar *entry)
+{
+	gsize entry_len = strlen(entry);
+	for (gsize pos = 0; pos < len;) {
+		const gchar *item = env_block + pos;
+		gsize item_len = strnlen(item, len - pos);
+		if (item_len == entry_len && memcmp(item, entry, entry_len) == 0)
+			return TRUE;
+		pos += item_len + 1;
+	}
+	return FALSE;
+}
+
+/* within @timeout_ms no process of the test is left; leftovers are killed, then reported */
+static void
+assert_nothing_left(guint timeout_ms)
+{
+	g_autofree gchar *entry = g_strdup_printf("%s=%s", MARK_VAR, test_mark);
+	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+
+	for (;;) {
+		g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
+		g_autoptr(GString) left = g_string_new(NULL);
+		const gchar *name;
+
+		while ((name = g_dir_read_name(dir)) != NULL) {
+			g_autofree gchar *path = g_strdup_printf("/proc/%s/env_block", name);
+			g_autofree gchar *env_block = NULL;
+			gsize len = 0;
+
+			if (!g_ascii_isdigit(name[0]) || atoi(name) == getpid() ||
+			    !g_file_get_contents(path, &env_block, &len, NULL))
+				continue;
+			if (environ_has_entry(env_block, len, entry))
+				g_string_append_printf(left, " %s", name);
+		}
+		if (left->len == 0)
+			return;
+		if (g_get_monotonic_time() > deadline) {
+			g_auto(GStrv) pids = g_strsplit(left->str + 1, " ", -1);
+			for (guint i = 0; pids[i] != NULL; i++)
+				kill(atoi(pids[i]), SIGKILL);
+			g_error("processes left behind by the test (now killed):%s", left->str);
+		}
+		g_usleep(20 * 1000);
+	}
+}
+
+/* fixture */
+
+static gboolean
+have_pid_namespaces(void)
+{
+	if (geteuid() == 0)
+		return TRUE;
+	g_test_skip("a PID namespace per command needs root (CAP_SYS_ADMIN)");
+	return FALSE;
+}
+
+static void
+fixture_setup(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GPtrArray) args = g_ptr_array_new();
+	g_autofree gchar *mark = NULL;
+	const gchar *envp[] = {NULL, NULL};
+
+	fx->variant = user_data;
+	fx->notifications = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
+	fx->next_id = 100;
+	fx->token = g_strdup_printf("%d%03u", getpid(), ++test_counter);
+	g_free(test_mark);
+	test_mark = g_strdup_printf("%d-%u", getpid(), test_counter);
+	mark = g_strdup_printf("%s=%s", MARK_VAR, test_mark);
+	envp[0] = mark;
+	if (!fx->variant->ws) {
+		g_ptr_array_add(args, (gpointer) "--listen");
+		g_ptr_array_add(args, (gpointer) "stdio");
+	}
+	for (guint i = 0; fx->variant->args != NULL && fx->variant->args[i] != NULL; i++)
+		g_ptr_array_add(args, (gpointer)fx->variant->args[i]);
+	g_ptr_array_add(args, NULL);
+	fx->daemon = esd_test_daemon_new_full((const gchar *const *)args->pdata,
+					      envp,
+					      NULL,
+					      fx->variant->ws);
+	if (fx->variant->ws) {
+		fx->client = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
+		fx->peer = ESD_TEST_PEER(fx->client);
+	} else {
+		fx->peer = ESD_TEST_PEER(fx->daemon);
+	}
+	g_free(esd_test_peer_handshake(fx->peer));
+}
+
+static void
+fixture_teardown(Fixture *fx, gconstpointer user_data)
+{
+	if (esd_test_daemon_is_running(fx->daemon)) {
+		esd_test_daemon_send_signal(fx->daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(fx->daemon, 0, 3000);
+	}
+	g_assert_cmpuint(esd_test_daemon_get_warning_count(fx->daemon), ==, 0);
+	g_clear_object(&fx->client);
+	g_clear_object(&fx->daemon);
+	g_ptr_array_unref(fx->notifications);
+	/* whatever happened, no sleep of this test survives */
+	for (guint i = 1; i <= 3; i++) {
+		g_autofree gchar *seconds = g_strdup_printf("10%u.%s", i, fx->token);
+		const gchar *argv[] = {"sleep", seconds, NULL};
+		gint pid = find_argv(argv);
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			g_error("sleep %s (pid %d) was left behind", seconds, pid);
+		}
+	}
+	g_free(fx->token);
+	assert_nothing_left(3000);
+}
+
+/* daemonizes every way a shell can, and ignores SIGTERM */
+static void
+start_tree(Fixture *fx, const gchar *process_id)
+{
+	g_autofree gchar *script =
+	    g_strdup_printf("setsid sh -c \"sleep 101.%s\" & (sleep 102.%s &); "
+			    "trap \"\" TERM; sleep 103.%s",
+			    fx->token,
+			    fx->token,
+			    fx->token);
+	start(fx, process_id, script);
+}
+
+/* tests */
+
+static void
+test_terminate(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+	JsonNode *exited;
+
+	if (!have_pid_namespaces())
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	assert_call(fx, "process/terminate", "{\"processId\":\"tree\"}", "{\"running\":true}");
+	assert_gone(pids, 2000);
+	exited = wait_notification(fx, "process/exited", "tree");
+	g_assert_cmpint(esd_test_json_get_int(exited, "params.exitCode"), ==, 137);
+	wait_notification(fx, "process/closed", "tree");
+	assert_call(fx, "process/terminate", "{\"processId\":\"tree\"}", "{\"running\":false}");
+}
+
+/* --session-grace 1: detached, expired, killed */
+static void
+test_session_expiry(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+
+	if (!have_pid_namespaces())
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	esd_test_ws_client_close(fx->client);
+	/* the grace, then at most 2 s */
+	assert_gone(pids, 1000 + 2000);
+	g_assert_true(esd_test_daemon_is_running(fx->daemon));
+}
+
+static void
+test_daemon_sigterm(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+
+	if (!have_pid_namespaces())
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	esd_test_daemon_send_signal(fx->daemon, SIGTERM);
+	esd_test_daemon_assert_exit_code(fx->daemon, 0, 3000);
+	assert_gone(pids, 2000);
+}
+
+/* nothing of the daemon's runs: the kernel must do it all */
+static void
+test_daemon_sigkill(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+
+	if (!have_pid_namespaces())
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	esd_test_daemon_assert_exit_code(fx->daemon, 128 + SIGKILL, 3000);
+	assert_gone(pids, 2000);
+}
+
+/* stdio: end of input ends the daemon, and everything it started */
+static void
+test_stdin_eof(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+
+	if (!have_pid_namespaces())
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	esd_test_daemon_close_stdin(fx->daemon);
+	esd_test_daemon_assert_exit_code(fx->daemon, 0, 3000);
+	assert_gone(pids, 2000);
+}
+
+/* two trees in one session, one terminated: the other lives on */
+static void
+test_terminate_one_of_two(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+	g_autoptr(GArray) other = NULL;
+	g_autofree gchar *first_token = NULL;
+
+	if (!have_pid_namespaces())
+		return;
+	start_tree(fx, "one");
+	pids = wait_tree(fx);
+	first_token = g_steal_pointer(&fx->token);
+	fx->token = g_strdup_printf("%d%03u", getpid(), ++test_counter);
+	start_tree(fx, "two");
+	other = wait_tree(fx);
+	assert_call(fx, "process/terminate", "{\"processId\":\"one\"}", "{\"running\":true}");
+	assert_gone(pids, 2000);
+	wait_notification(fx, "process/closed", "one");
+	for (guint i = 0; i < other->len; i++)
+		g_assert_cmpint(kill(g_array_index(other, gint, i), 0), ==, 0);
+	assert_call(fx, "process/terminate", "{\"processId\":\"two\"}", "{\"running\":true}");
+	assert_gone(other, 2000);
+	wait_notification(fx, "process/closed", "two");
+}
+
+/* by default the command sees host pids: its $$ is its own /proc entry */
+static void
+test_pid_namespace(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *out = NULL;
+
+	/* /proc/$$ is this very shell: its command line holds the marker */
+	out = run(fx, "pid", "tr '\\0' ' ' < /proc/$$/cmdline; : pid-view-marker");
+	g_assert_nonnull(strstr(out, "pid-view-marker"));
+}
+
+/*
+ * What a command learns about processes from /proc must match the pids it
+ * sees: `pgrep`, `ps -p $!`, `kill $(pgrep ...)` and /proc/$$ are everyday
+ * agent tools. With a PID namespace but the host's /proc, they do not.
+ */
+static void
+test_proc_matches_pids(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *out = NULL;
+
+	if (!have_pid_namespaces())
+		return;
+	script = g_strdup_printf("sleep 101.%s & p=$!; "
+				 "q=$(pgrep -x -f \"sleep 101.%s\"); "
+				 "s=$(cut -d\" \" -f1 /proc/self/stat); "
+				 "kill $p; echo \"bang=$p pgrep=$q self=$$/$s\"",
+				 fx->token,
+				 fx->token);
+	out = run(fx, "view", script);
+	g_test_message("%s", out);
+	/* the pid of $! as /proc and pgrep report it */
+	{
+		g_auto(GStrv) fields = g_strsplit_set(g_strchomp(out), " =", -1);
+		g_assert_cmpuint(g_strv_length(fields), ==, 6);
+		if (g_strcmp0(fields[1], fields[3]) != 0)
+			g_error("pgrep inside the command reports pid %s for the process it "
+				"started as %s: "
+				"the command sees the host's /proc, not its PID namespace (%s)",
+				fields[3],
+				fields[1],
+				out);
+	}
+}
+
+static const gchar *const no_args[] = {NULL};
+static const gchar *const grace_args[] = {"--session-grace", "1", NULL};
+
+static GPtrArray *variants = NULL;
+
+typedef void (*FixtureFunc)(Fixture *fx, gconstpointer user_data);
+
+static void
+add(const gchar *name, gboolean ws, gboolean stdio, const gchar *const *args, FixtureFunc func)
+{
+	for (guint i = 0; i < 2; i++) {
+		Variant *variant;
+		g_autofree gchar *path = NULL;
+
+		if ((i == 0 && !ws) || (i == 1 && !stdio))
+			continue;
+		variant = g_new0(Variant, 1);
+		variant->ws = i == 0;
+		variant->args = args;
+		g_ptr_array_add(variants, variant);
+		path = g_strdup_printf(TREE_TEST "%s/%s", variant->ws ? "ws" : "stdio", name);
+		g_test_add(path, Fixture, variant, fixture_setup, func, fixture_teardown);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	gint rc;
+
+	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	variants = g_ptr_array_new_with_free_func(g_free);
+
+	add("terminate", TRUE, TRUE, no_args, test_terminate);
+	add("terminate-one-of-two", TRUE, FALSE, no_args, test_terminate_one_of_two);
+	add("session-expiry", TRUE, FALSE, grace_args, test_session_expiry);
+	add("daemon-sigterm", TRUE, TRUE, no_args, test_daemon_sigterm);
+	add("daemon-sigkill", TRUE, TRUE, no_args, test_daemon_sigkill);
+	add("stdin-eof", FALSE, TRUE, no_args, test_stdin_eof);
+	add("pid-namespace", TRUE, TRUE, no_args, test_pid_namespace);
+	/* last: it fails on the daemon as it is, and a failure ends the run */
+	{
+		Variant *variant = g_new0(Variant, 1);
+		variant->ws = TRUE;
+		variant->args = no_args;
+		g_ptr_array_add(variants, variant);
+		g_test_add(TREE_TEST "pid-view/ws/proc-matches-pids",
+			   Fixture,
+			   variant,
+			   fixture_setup,
+			   test_proc_matches_pids,
+			   fixture_teardown);
+	}
+
+	rc = g_test_run();
+	g_ptr_array_unref(variants);
+	g_free(test_mark);
+	return rc;
+}
