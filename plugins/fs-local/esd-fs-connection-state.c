@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "esd-fs-connection-state.h"
+#include "esd-fs-watch.h"
+
+/**
+ * EsdFsConnectionState:
+ *
+ * What the plugin keeps per connection, attached to the #ErpcConnection
+ * and dropped when it closes: the open file handles and the missing-path
+ * watch with its generation. Nothing of it survives a session resume.
+ */
+
+#define ESD_FS_CONNECTION_STATE_KEY "esd-fs-local-state"
+
+struct _EsdFsConnectionState {
+	GObject parent_instance;
+	ErpcConnection *connection; /* not a reference: it owns us */
+	EsdFsHandleTable *handles;
+	EsdFsWatch *watch;
+	guint64 generation;
+	gboolean has_generation;
+};
+
+G_DEFINE_TYPE(EsdFsConnectionState, esd_fs_connection_state, G_TYPE_OBJECT)
+
+/**
+ * esd_fs_connection_state_get:
+ * @connection: a connection
+ *
+ * Returns: (transfer none): the state of @connection, created on first use
+ */
+EsdFsConnectionState *
+esd_fs_connection_state_get(ErpcConnection *connection)
+{
+	EsdFsConnectionState *self;
+
+	self = g_object_get_data(G_OBJECT(connection), ESD_FS_CONNECTION_STATE_KEY);
+	if (self != NULL)
+		return self;
+	self = g_object_new(ESD_TYPE_FS_CONNECTION_STATE, NULL);
+	self->connection = connection;
+	g_object_set_data_full(G_OBJECT(connection),
+			       ESD_FS_CONNECTION_STATE_KEY,
+			       self,
+			       g_object_unref);
+	return self;
+}
+
+/* closes every handle (discarding unfinished replacements) and cancels the watch */
+void
+esd_fs_connection_state_drop(ErpcConnection *connection)
+{
+	g_object_set_data(G_OBJECT(connection), ESD_FS_CONNECTION_STATE_KEY, NULL);
+}
+
+EsdFsHandleTable *
+esd_fs_connection_state_get_handles(EsdFsConnectionState *self)
+{
+	g_return_val_if_fail(ESD_IS_FS_CONNECTION_STATE(self), NULL);
+	return self->handles;
+}
+
+static void
+esd_fs_connection_state_clear_watch(EsdFsConnectionState *self)
+{
+	if (self->watch == NULL)
+		return;
+	g_signal_handlers_disconnect_by_data(self->watch, self);
+	g_clear_object(&self->watch);
+}
+
+static void
+esd_fs_connection_state_fired_cb(EsdFsWatch *watch, EsdFsConnectionState *self)
+{
+	g_autofree gchar *text = NULL;
+	g_autoptr(GBytes) message = NULL;
+	gsize len;
+
+	text = g_strdup_printf(
+	    "{\"method\":\"fs/missingChanged\",\"params\":{\"watchId\":%" G_GUINT64_FORMAT "}}",
+	    esd_fs_watch_get_id(watch));
+	g_debug("connection %" G_GUINT64_FORMAT ": watch %" G_GUINT64_FORMAT " fired",
+		erpc_connection_get_id(self->connection),
+		esd_fs_watch_get_id(watch));
+	len = strlen(text);
+	message = g_bytes_new_take(g_steal_pointer(&text), len);
+	erpc_connection_send(self->connection, message);
+	/* one-shot */
+	esd_fs_connection_state_clear_watch(self);
+}
+
+/**
+ * esd_fs_connection_state_watch:
+ * @self: the connection's state
+ * @inotify: the plugin's inotify instance
+ * @watch_id: the generation of the request
+ * @missing: (element-type utf8): local paths expected to appear
+ * @present: (nullable): a local path expected to stay
+ *
+ * A request whose id is not above every id seen on this connection is
+ * stale and ignored; a newer one replaces the active watch, even when it
+ * has nothing to watch itself.
+ *
+ * Returns: whether the new watch is active
+ */
+gboolean
+esd_fs_connection_state_watch(EsdFsConnectionState *self,
+			      EsdFsInotify *inotify,
+			      guint64 watch_id,
+			      GPtrArray *missing,
+			      const gchar *present)
+{
+	g_autoptr(EsdFsWatch) watch = NULL;
+
+	g_return_val_if_fail(ESD_IS_FS_CONNECTION_STATE(self), FALSE);
+	if (self->has_generation && watch_id <= self->generation)
+		return FALSE;
+	self->generation = watch_id;
+	self->has_generation = TRUE;
+	esd_fs_connection_state_clear_watch(self);
+	watch = esd_fs_watch_new(inotify, watch_id);
+	for (guint i = 0; i < missing->len; i++)
+		esd_fs_watch_add_missing(watch, g_ptr_array_index(missing, i));
+	if (present != NULL)
+		esd_fs_watch_set_present(watch, present);
+	if (!esd_fs_watch_start(watch))
+		return FALSE;
+	g_signal_connect(watch, "fired", G_CALLBACK(esd_fs_connection_state_fired_cb), self);
+	self->watch = g_steal_pointer(&watch);
+	return TRUE;
+}
+
+static void
+esd_fs_connection_state_dispose(GObject *object)
+{
+	EsdFsConnectionState *self = ESD_FS_CONNECTION_STATE(object);
+
+	esd_fs_connection_state_clear_watch(self);
+	g_clear_object(&self->handles);
+	G_OBJECT_CLASS(esd_fs_connection_state_parent_class)->dispose(object);
+}
+
+static void
+esd_fs_connection_state_init(EsdFsConnectionState *self)
+{
+	self->handles = esd_fs_handle_table_new();
+}
+
+static void
+esd_fs_connection_state_class_init(EsdFsConnectionStateClass *klass)
+{
+	G_OBJECT_CLASS(klass)->dispose = esd_fs_connection_state_dispose;
+}

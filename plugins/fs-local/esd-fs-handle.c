@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include "esd-fs-handle.h"
+
+/**
+ * EsdFsHandle:
+ *
+ * One open file of fs/open: a file read at explicit offsets, or the
+ * replacement of a file written at explicit offsets and put in place by
+ * fs/close. Reads and writes may run in worker threads while the handle is
+ * closed on the main thread: the descriptor lives as long as the object,
+ * and a replacement that was never committed is discarded when it dies.
+ */
+
+struct _EsdFsHandle {
+	GObject parent_instance;
+	gint fd;	       /* read handles */
+	EsdFsReplace *replace; /* write handles */
+	GMutex mutex;	       /* guards the commit */
+	gboolean committed;
+};
+
+G_DEFINE_TYPE(EsdFsHandle, esd_fs_handle, G_TYPE_OBJECT)
+
+EsdFsHandle *
+esd_fs_handle_new_read(gint fd)
+{
+	EsdFsHandle *self = g_object_new(ESD_TYPE_FS_HANDLE, NULL);
+	self->fd = fd;
+	return self;
+}
+
+EsdFsHandle *
+esd_fs_handle_new_replace(EsdFsReplace *replace)
+{
+	EsdFsHandle *self = g_object_new(ESD_TYPE_FS_HANDLE, NULL);
+	self->replace = replace;
+	return self;
+}
+
+gboolean
+esd_fs_handle_is_writable(EsdFsHandle *self)
+{
+	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), FALSE);
+	return self->replace != NULL;
+}
+
+/**
+ * esd_fs_handle_read_block:
+ * @self: a read handle
+ * @offset: where to read
+ * @len: how much, 1..%ESD_FS_BLOCK_MAX
+ * @error: return location for a #GError, or %NULL
+ *
+ * `eof` is true when fewer than @len bytes were left.
+ *
+ * Returns: (transfer full): `{"chunk":...,"eof":...}`, or %NULL with @error set
+ */
+GString *
+esd_fs_handle_read_block(EsdFsHandle *self, guint64 offset, gsize len, GError **error)
+{
+	g_autofree guint8 *buf = NULL;
+	gsize got = 0;
+	GString *out;
+
+	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), NULL);
+	/* what pread on a write-only descriptor says */
+	if (self->replace != NULL) {
+		esd_fs_set_errno(error, EBADF);
+		return NULL;
+	}
+	buf = g_malloc(len);
+	if (!esd_fs_read_all(self->fd, buf, len, offset, &got, error))
+		return NULL;
+	out = g_string_sized_new((got + 2) / 3 * 4 + 32);
+	g_string_append(out, "{\"chunk\":\"");
+	erpc_base64_append(out, buf, got);
+	g_string_append(out, got < len ? "\",\"eof\":true}" : "\",\"eof\":false}");
+	return out;
+}
+
+/**
+ * esd_fs_handle_write_block:
+ * @self: a write handle
+ * @offset: where to write; a hole before it reads as zeros
+ * @data: the bytes, all of which are written
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_handle_write_block(EsdFsHandle *self, guint64 offset, GBytes *data, GError **error)
+{
+	gsize len = 0;
+	const guint8 *buf = g_bytes_get_data(data, &len);
+
+	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), FALSE);
+	if (self->replace == NULL)
+		return esd_fs_set_errno(error, EBADF);
+	return esd_fs_write_all(esd_fs_replace_get_fd(self->replace), buf, len, offset, error);
+}
+
+/**
+ * esd_fs_handle_commit:
+ * @self: a handle
+ * @error: return location for a #GError, or %NULL
+ *
+ * Flushes a write handle's file and renames it over its target; a read
+ * handle has nothing to do. Only the first call commits.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_handle_commit(EsdFsHandle *self, GError **error)
+{
+	g_autoptr(GMutexLocker) locker = NULL;
+
+	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), FALSE);
+	if (self->replace == NULL)
+		return TRUE;
+	locker = g_mutex_locker_new(&self->mutex);
+	if (self->committed)
+		return TRUE;
+	self->committed = TRUE;
+	return esd_fs_replace_commit(self->replace, TRUE, error);
+}
+
+static void
+esd_fs_handle_finalize(GObject *object)
+{
+	EsdFsHandle *self = ESD_FS_HANDLE(object);
+
+	esd_fs_close_fdp(&self->fd);
+	g_clear_pointer(&self->replace, esd_fs_replace_free);
+	g_mutex_clear(&self->mutex);
+	G_OBJECT_CLASS(esd_fs_handle_parent_class)->finalize(object);
+}
+
+static void
+esd_fs_handle_init(EsdFsHandle *self)
+{
+	self->fd = -1;
+	g_mutex_init(&self->mutex);
+}
+
+static void
+esd_fs_handle_class_init(EsdFsHandleClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = esd_fs_handle_finalize;
+}

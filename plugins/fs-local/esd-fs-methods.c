@@ -1,0 +1,878 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "esd-fs-connection-state.h"
+#include "esd-fs-job.h"
+#include "esd-fs-methods.h"
+#include "esd-fs-ops.h"
+#include "esd-fs-path.h"
+#include "esd-fs-sandbox.h"
+#include "esd-fs-tree.h"
+
+/*
+ * The fs methods (PROTOCOL.md §9-§11): params are checked here, the work
+ * is done by esd-fs-ops, esd-fs-tree and the handles. Cheap calls are
+ * answered at once on the main thread; anything that may read, write or
+ * list a lot runs in a worker thread (esd-fs-job). Results are built as
+ * JSON text directly.
+ */
+
+/* up to this size reads and writes of blocks and files are done at once */
+#define ESD_FS_SYNC_BYTES (64 * 1024)
+
+static void
+esd_fs_methods_finish(ErpcCall *call, GString *result, const GError *error)
+{
+	if (result == NULL) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	erpc_call_return_raw(call, result->str);
+	g_string_free(result, TRUE);
+}
+
+/* answers `{}` or the error */
+static void
+esd_fs_methods_finish_empty(ErpcCall *call, gboolean ok, const GError *error)
+{
+	if (!ok) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	erpc_call_return_raw(call, "{}");
+}
+
+/*
+ * Checks the `sandbox` member; FALSE after answering. A sandbox that needs
+ * isolation is refused with -32602 and {"kind":"sandboxUnavailable"}.
+ */
+static gboolean
+esd_fs_methods_check_sandbox(ErpcCall *call, JsonObject *params)
+{
+	g_autoptr(GError) error = NULL;
+	JsonNode *node = json_object_get_member(params, "sandbox");
+	JsonObject *sandbox;
+	gboolean unavailable = FALSE;
+
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	sandbox = erpc_json_params_object(node, "FileSystemSandboxContext", &error);
+	if (sandbox != NULL && esd_fs_sandbox_check(sandbox, &unavailable, &error))
+		return TRUE;
+	if (unavailable) {
+		g_autoptr(JsonNode) data = json_node_new(JSON_NODE_OBJECT);
+		JsonObject *obj = json_object_new();
+		json_object_set_string_member(obj, "kind", "sandboxUnavailable");
+		json_node_take_object(data, obj);
+		erpc_call_return_error_full(call, error, g_steal_pointer(&data));
+		return FALSE;
+	}
+	erpc_call_return_error(call, error);
+	return FALSE;
+}
+
+/* `path`, `followSymlinks` and `sandbox`, the params most methods share; FALSE after answering */
+static gboolean
+esd_fs_methods_parse_path(ErpcCall *call,
+			  JsonObject *params,
+			  gchar **path,
+			  gboolean *follow,
+			  GError **error)
+{
+	if (!erpc_json_require_path(params, "path", path, error))
+		return FALSE;
+	if (follow != NULL && !erpc_json_get_boolean(params, "followSymlinks", TRUE, follow, error))
+		return FALSE;
+	return TRUE;
+}
+
+typedef struct {
+	gchar *path;
+	gint fd;
+	struct stat st;
+	gboolean follow;
+	const gchar *text; /* borrowed from the params, which the call keeps alive */
+	gsize text_len;
+} EsdFsFileJob;
+
+static void
+esd_fs_file_job_free(gpointer data)
+{
+	EsdFsFileJob *job = data;
+	esd_fs_close_fdp(&job->fd);
+	g_free(job->path);
+	g_free(job);
+}
+
+static GString *
+esd_fs_methods_read_file_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsFileJob *job = data;
+	return esd_fs_ops_read_file_result(job->fd, &job->st, error);
+}
+
+static void
+esd_fs_methods_read_file(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	gboolean follow = TRUE;
+	EsdFsFileJob *job;
+	struct stat st;
+	gint fd;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	fd = esd_fs_ops_open_regular(path, follow, &st, &error);
+	if (fd < 0) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	/* an empty size may hide anything (/proc): only known small files are read here */
+	if (st.st_size > 0 && st.st_size <= ESD_FS_SYNC_BYTES) {
+		GString *result = esd_fs_ops_read_file_result(fd, &st, &error);
+		close(fd);
+		esd_fs_methods_finish(call, result, error);
+		return;
+	}
+	job = g_new0(EsdFsFileJob, 1);
+	job->fd = fd;
+	job->st = st;
+	esd_fs_job_run(call, esd_fs_methods_read_file_thread, job, esd_fs_file_job_free);
+}
+
+static GString *
+esd_fs_methods_write_file_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsFileJob *job = data;
+	if (!esd_fs_ops_write_file(job->path, job->follow, job->text, job->text_len, error))
+		return NULL;
+	return g_string_new("{}");
+}
+
+static void
+esd_fs_methods_write_file(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	const gchar *text = NULL;
+	gboolean follow = TRUE;
+	EsdFsFileJob *job;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error) ||
+	    !erpc_json_require_string(params, "dataBase64", &text, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	/* always in a worker: the file is flushed to disk before it replaces the old one */
+	job = g_new0(EsdFsFileJob, 1);
+	job->fd = -1;
+	job->path = g_steal_pointer(&path);
+	job->follow = follow;
+	job->text = text;
+	job->text_len = strlen(text);
+	esd_fs_job_run(call, esd_fs_methods_write_file_thread, job, esd_fs_file_job_free);
+}
+
+static void
+esd_fs_methods_create_directory(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	gboolean follow = TRUE;
+	gboolean recursive = TRUE;
+	gboolean ok;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error) ||
+	    !erpc_json_get_boolean(params, "recursive", TRUE, &recursive, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	ok = esd_fs_ops_create_directory(path, recursive, follow, &error);
+	esd_fs_methods_finish_empty(call, ok, error);
+}
+
+static void
+esd_fs_methods_get_metadata(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	gboolean follow = TRUE;
+	GString *out;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	out = g_string_sized_new(160);
+	if (!esd_fs_ops_get_metadata(path, follow, out, &error)) {
+		g_string_free(out, TRUE);
+		out = NULL;
+	}
+	esd_fs_methods_finish(call, out, error);
+}
+
+static void
+esd_fs_methods_canonicalize(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	GString *out;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, NULL, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	out = g_string_sized_new(strlen(path) + 32);
+	if (!esd_fs_ops_canonicalize(path, out, &error)) {
+		g_string_free(out, TRUE);
+		out = NULL;
+	}
+	esd_fs_methods_finish(call, out, error);
+}
+
+static GString *
+esd_fs_methods_read_directory_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	return esd_fs_ops_read_directory(data, cancellable, error);
+}
+
+static void
+esd_fs_methods_read_directory(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, NULL, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	esd_fs_job_run(call, esd_fs_methods_read_directory_thread, g_steal_pointer(&path), g_free);
+}
+
+typedef struct {
+	gchar *path;
+	EsdFsWalkOptions options;
+} EsdFsWalkJob;
+
+static void
+esd_fs_walk_job_free(gpointer data)
+{
+	EsdFsWalkJob *job = data;
+	g_free(job->path);
+	g_free(job);
+}
+
+static GString *
+esd_fs_methods_walk_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsWalkJob *job = data;
+	return esd_fs_tree_walk(job->path, &job->options, cancellable, error);
+}
+
+static gboolean
+esd_fs_methods_parse_walk_options(JsonObject *params, EsdFsWalkOptions *options, GError **error)
+{
+	JsonNode *node = json_object_get_member(params, "options");
+	JsonObject *obj;
+
+	if (node == NULL) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "missing field `options`");
+		return FALSE;
+	}
+	obj = erpc_json_params_object(node, "WalkOptions", error);
+	return obj != NULL &&
+	       erpc_json_require_uint64(obj, "maxDepth", &options->max_depth, error) &&
+	       erpc_json_require_uint64(obj, "maxDirectories", &options->max_directories, error) &&
+	       erpc_json_require_uint64(obj, "maxEntries", &options->max_entries, error) &&
+	       erpc_json_require_boolean(obj,
+					 "followDirectorySymlinks",
+					 &options->follow_directory_symlinks,
+					 error) &&
+	       erpc_json_get_boolean(obj,
+				     "pruneHiddenDirectories",
+				     FALSE,
+				     &options->prune_hidden_directories,
+				     error);
+}
+
+static gboolean
+esd_fs_methods_check_walk_limits(const EsdFsWalkOptions *options, GError **error)
+{
+	if (options->max_directories == 0 || options->max_entries == 0) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_REQUEST,
+				    "filesystem walk limits must be greater than zero");
+		return FALSE;
+	}
+	if (options->max_depth > ESD_FS_WALK_MAX_DEPTH ||
+	    options->max_directories > ESD_FS_WALK_MAX_DIRECTORIES ||
+	    options->max_entries > ESD_FS_WALK_MAX_ENTRIES) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "filesystem walk limits exceed maximums: depth=%d, directories=%d, "
+			    "entries=%d",
+			    ESD_FS_WALK_MAX_DEPTH,
+			    ESD_FS_WALK_MAX_DIRECTORIES,
+			    ESD_FS_WALK_MAX_ENTRIES);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+esd_fs_methods_walk(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	EsdFsWalkOptions options = {0};
+	EsdFsWalkJob *job;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, NULL, &error) ||
+	    !esd_fs_methods_parse_walk_options(params, &options, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	if (!esd_fs_methods_check_walk_limits(&options, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	job = g_new0(EsdFsWalkJob, 1);
+	job->path = g_steal_pointer(&path);
+	job->options = options;
+	esd_fs_job_run(call, esd_fs_methods_walk_thread, job, esd_fs_walk_job_free);
+}
+
+typedef struct {
+	gchar *path;
+	gboolean force;
+} EsdFsRemoveJob;
+
+static void
+esd_fs_remove_job_free(gpointer data)
+{
+	EsdFsRemoveJob *job = data;
+	g_free(job->path);
+	g_free(job);
+}
+
+static GString *
+esd_fs_methods_remove_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsRemoveJob *job = data;
+	if (!esd_fs_tree_remove(job->path, TRUE, job->force, TRUE, cancellable, error))
+		return NULL;
+	return g_string_new("{}");
+}
+
+static void
+esd_fs_methods_remove(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	gboolean follow = TRUE;
+	gboolean recursive = TRUE;
+	gboolean force = TRUE;
+	struct stat st;
+	gboolean ok;
+
+	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error) ||
+	    !erpc_json_get_boolean(params, "recursive", TRUE, &recursive, &error) ||
+	    !erpc_json_get_boolean(params, "force", TRUE, &force, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	/* only a whole directory tree is worth a worker */
+	if (follow && recursive && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		EsdFsRemoveJob *job = g_new0(EsdFsRemoveJob, 1);
+		job->path = g_steal_pointer(&path);
+		job->force = force;
+		esd_fs_job_run(call, esd_fs_methods_remove_thread, job, esd_fs_remove_job_free);
+		return;
+	}
+	ok = esd_fs_tree_remove(path, recursive, force, follow, NULL, &error);
+	esd_fs_methods_finish_empty(call, ok, error);
+}
+
+typedef struct {
+	gchar *source;
+	gchar *destination;
+	gboolean recursive;
+} EsdFsCopyJob;
+
+static void
+esd_fs_copy_job_free(gpointer data)
+{
+	EsdFsCopyJob *job = data;
+	g_free(job->source);
+	g_free(job->destination);
+	g_free(job);
+}
+
+static GString *
+esd_fs_methods_copy_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsCopyJob *job = data;
+	if (!esd_fs_tree_copy(job->source, job->destination, job->recursive, cancellable, error))
+		return NULL;
+	return g_string_new("{}");
+}
+
+static void
+esd_fs_methods_copy(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *source = NULL;
+	g_autofree gchar *destination = NULL;
+	gboolean recursive = FALSE;
+	EsdFsCopyJob *job;
+
+	if (!erpc_json_require_path(params, "sourcePath", &source, &error) ||
+	    !erpc_json_require_path(params, "destinationPath", &destination, &error) ||
+	    !erpc_json_require_boolean(params, "recursive", &recursive, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	job = g_new0(EsdFsCopyJob, 1);
+	job->source = g_steal_pointer(&source);
+	job->destination = g_steal_pointer(&destination);
+	job->recursive = recursive;
+	esd_fs_job_run(call, esd_fs_methods_copy_thread, job, esd_fs_copy_job_free);
+}
+
+static EsdFsHandleTable *
+esd_fs_methods_get_handles(ErpcCall *call)
+{
+	ErpcConnection *connection = erpc_call_get_connection(call);
+	return esd_fs_connection_state_get_handles(esd_fs_connection_state_get(connection));
+}
+
+/* a handle of the kind @mode asks for, read (0) or replace (1) */
+static EsdFsHandle *
+esd_fs_methods_open_handle(const gchar *path, gint mode, GError **error)
+{
+	if (mode == 0) {
+		struct stat st;
+		gint fd = esd_fs_ops_open_regular(path, TRUE, &st, error);
+		if (fd < 0)
+			return NULL;
+		return esd_fs_handle_new_read(fd);
+	}
+	{
+		g_auto(EsdFsTarget) target = {.dirfd = -1};
+		EsdFsReplace *replace;
+		if (!esd_fs_target_resolve(path, TRUE, &target, error))
+			return NULL;
+		replace = esd_fs_replace_new(&target, error);
+		if (replace == NULL)
+			return NULL;
+		return esd_fs_handle_new_replace(replace);
+	}
+}
+
+static void
+esd_fs_methods_open(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	static const gchar *const modes[] = {"read", "replace", NULL};
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *path = NULL;
+	g_autoptr(EsdFsHandle) handle = NULL;
+	g_autoptr(GString) out = NULL;
+	EsdFsHandleTable *handles;
+	const gchar *id = NULL;
+	gint mode = 0;
+
+	if (!erpc_json_require_string(params, "handleId", &id, &error) ||
+	    !esd_fs_methods_parse_path(call, params, &path, NULL, &error) ||
+	    !erpc_json_get_enum(params, "mode", modes, 0, &mode, &error) ||
+	    !esd_fs_handle_table_check_id(id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	handles = esd_fs_methods_get_handles(call);
+	if (!esd_fs_handle_table_reserve(handles, id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (!esd_fs_methods_check_sandbox(call, params))
+		return;
+	handle = esd_fs_methods_open_handle(path, mode, &error);
+	if (handle == NULL) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	esd_fs_handle_table_insert(handles, id, handle);
+	out = g_string_new("{\"handleId\":");
+	erpc_json_append_string(out, id, -1);
+	g_string_append_c(out, '}');
+	erpc_call_return_raw(call, out->str);
+}
+
+typedef struct {
+	ErpcConnection *connection;
+	gchar *id;
+	EsdFsHandle *handle;
+	guint64 offset;
+	gsize len;
+	GBytes *data;
+} EsdFsBlockJob;
+
+static void
+esd_fs_block_job_free(gpointer data)
+{
+	EsdFsBlockJob *job = data;
+	g_object_unref(job->connection);
+	g_free(job->id);
+	g_object_unref(job->handle);
+	g_clear_pointer(&job->data, g_bytes_unref);
+	g_free(job);
+}
+
+static EsdFsBlockJob *
+esd_fs_block_job_new(ErpcCall *call, const gchar *id, EsdFsHandle *handle, guint64 offset)
+{
+	EsdFsBlockJob *job = g_new0(EsdFsBlockJob, 1);
+	job->connection = g_object_ref(erpc_call_get_connection(call));
+	job->id = g_strdup(id);
+	job->handle = g_object_ref(handle);
+	job->offset = offset;
+	return job;
+}
+
+/* a read that failed closes its handle, as the reference does; main thread */
+static void
+esd_fs_methods_read_failed(ErpcConnection *connection, const gchar *id, EsdFsHandle *handle)
+{
+	EsdFsHandleTable *handles;
+	EsdFsHandle *current;
+
+	if (erpc_connection_is_closed(connection) || esd_fs_handle_is_writable(handle))
+		return;
+	handles = esd_fs_connection_state_get_handles(esd_fs_connection_state_get(connection));
+	current = esd_fs_handle_table_lookup(handles, id, NULL);
+	if (current == handle)
+		g_object_unref(esd_fs_handle_table_steal(handles, id));
+}
+
+static GString *
+esd_fs_methods_read_block_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsBlockJob *job = data;
+	return esd_fs_handle_read_block(job->handle, job->offset, job->len, error);
+}
+
+static void
+esd_fs_methods_read_block_done(gpointer data, const GError *error)
+{
+	EsdFsBlockJob *job = data;
+	if (error != NULL)
+		esd_fs_methods_read_failed(job->connection, job->id, job->handle);
+}
+
+static void
+esd_fs_methods_read_block(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *id = NULL;
+	guint64 offset = 0;
+	guint64 len = 0;
+	EsdFsHandle *handle;
+	EsdFsBlockJob *job;
+
+	if (!erpc_json_require_string(params, "handleId", &id, &error) ||
+	    !erpc_json_require_uint64(params, "offset", &offset, &error) ||
+	    !erpc_json_require_uint64(params, "len", &len, &error) ||
+	    !esd_fs_handle_table_check_id(id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (len < 1 || len > ESD_FS_BLOCK_MAX) {
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "file read block length must be between 1 and %d",
+			    ESD_FS_BLOCK_MAX);
+		erpc_call_return_error(call, error);
+		return;
+	}
+	handle = esd_fs_handle_table_lookup(esd_fs_methods_get_handles(call), id, &error);
+	if (handle == NULL) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (len <= ESD_FS_SYNC_BYTES) {
+		g_autoptr(EsdFsHandle) keep = g_object_ref(handle);
+		GString *result = esd_fs_handle_read_block(handle, offset, (gsize)len, &error);
+		if (result == NULL)
+			esd_fs_methods_read_failed(erpc_call_get_connection(call), id, keep);
+		esd_fs_methods_finish(call, result, error);
+		return;
+	}
+	job = esd_fs_block_job_new(call, id, handle, offset);
+	job->len = (gsize)len;
+	esd_fs_job_run_full(call,
+			    esd_fs_methods_read_block_thread,
+			    esd_fs_methods_read_block_done,
+			    job,
+			    esd_fs_block_job_free);
+}
+
+static GString *
+esd_fs_methods_write_block_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	EsdFsBlockJob *job = data;
+	if (!esd_fs_handle_write_block(job->handle, job->offset, job->data, error))
+		return NULL;
+	return g_string_new("{}");
+}
+
+static gboolean
+esd_fs_methods_check_write_block(guint64 offset, gsize len, GError **error)
+{
+	if (len < 1 || len > ESD_FS_BLOCK_MAX) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "file write block length must be between 1 and %d",
+			    ESD_FS_BLOCK_MAX);
+		return FALSE;
+	}
+	/* file offsets are signed */
+	if (offset > (guint64)G_MAXINT64 - len) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_REQUEST,
+				    "file write range exceeds the signed 64-bit file offset limit");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+esd_fs_methods_write_block(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) data = NULL;
+	const gchar *id = NULL;
+	const gchar *chunk = NULL;
+	guint64 offset = 0;
+	EsdFsHandle *handle;
+	EsdFsBlockJob *job;
+	gsize len;
+
+	if (!erpc_json_require_string(params, "handleId", &id, &error) ||
+	    !erpc_json_require_uint64(params, "offset", &offset, &error) ||
+	    !erpc_json_require_string(params, "chunk", &chunk, &error) ||
+	    (data = esd_fs_base64_decode(chunk, strlen(chunk), &error)) == NULL ||
+	    !esd_fs_handle_table_check_id(id, &error) ||
+	    !esd_fs_methods_check_write_block(offset, g_bytes_get_size(data), &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	handle = esd_fs_handle_table_lookup(esd_fs_methods_get_handles(call), id, &error);
+	if (handle == NULL) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	len = g_bytes_get_size(data);
+	if (len <= ESD_FS_SYNC_BYTES) {
+		gboolean ok = esd_fs_handle_write_block(handle, offset, data, &error);
+		esd_fs_methods_finish_empty(call, ok, error);
+		return;
+	}
+	job = esd_fs_block_job_new(call, id, handle, offset);
+	job->data = g_steal_pointer(&data);
+	esd_fs_job_run(call, esd_fs_methods_write_block_thread, job, esd_fs_block_job_free);
+}
+
+static GString *
+esd_fs_methods_commit_thread(gpointer data, GCancellable *cancellable, GError **error)
+{
+	if (!esd_fs_handle_commit(ESD_FS_HANDLE(data), error))
+		return NULL;
+	return g_string_new("{}");
+}
+
+static void
+esd_fs_methods_close(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(EsdFsHandle) handle = NULL;
+	const gchar *id = NULL;
+
+	if (!erpc_json_require_string(params, "handleId", &id, &error) ||
+	    !esd_fs_handle_table_check_id(id, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	/* closing is idempotent; the id is free again at once */
+	handle = esd_fs_handle_table_steal(esd_fs_methods_get_handles(call), id);
+	if (handle == NULL || !esd_fs_handle_is_writable(handle)) {
+		erpc_call_return_raw(call, "{}");
+		return;
+	}
+	/* a replacement is flushed and renamed into place: worth a worker */
+	esd_fs_job_run(call,
+		       esd_fs_methods_commit_thread,
+		       g_steal_pointer(&handle),
+		       g_object_unref);
+}
+
+static gboolean
+esd_fs_methods_parse_missing(JsonObject *params, GPtrArray *missing, GError **error)
+{
+	JsonArray *array = NULL;
+
+	if (!erpc_json_require_array(params, "missing", &array, error))
+		return FALSE;
+	for (guint i = 0; i < json_array_get_length(array); i++) {
+		JsonNode *node = json_array_get_element(array, i);
+		gchar *path;
+
+		if (!JSON_NODE_HOLDS_VALUE(node) ||
+		    json_node_get_value_type(node) != G_TYPE_STRING) {
+			g_autofree gchar *what = erpc_json_describe(node);
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "invalid type: %s, expected a string",
+				    what);
+			return FALSE;
+		}
+		path = erpc_uri_to_path(json_node_get_string(node), error);
+		if (path == NULL)
+			return FALSE;
+		g_ptr_array_add(missing, path);
+	}
+	return TRUE;
+}
+
+static void
+esd_fs_methods_watch_missing(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdFsLocalPlugin *plugin = ESD_FS_LOCAL_PLUGIN(user_data);
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GPtrArray) missing = g_ptr_array_new_with_free_func(g_free);
+	g_autofree gchar *present = NULL;
+	EsdFsConnectionState *state;
+	guint64 watch_id = 0;
+	gboolean watching;
+
+	if (!erpc_json_require_uint64(params, "watchId", &watch_id, &error) ||
+	    !esd_fs_methods_parse_missing(params, missing, &error) ||
+	    !erpc_json_get_path(params, "present", &present, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	state = esd_fs_connection_state_get(erpc_call_get_connection(call));
+	watching = esd_fs_connection_state_watch(state,
+						 esd_fs_local_plugin_get_inotify(plugin),
+						 watch_id,
+						 missing,
+						 present);
+	erpc_call_return_raw(call, watching ? "{\"watching\":true}" : "{\"watching\":false}");
+}
+
+gboolean
+esd_fs_methods_register(ErpcRegistry *registry, EsdFsLocalPlugin *plugin, GError **error)
+{
+	/* params_type: the reference's struct names, as its type errors say them */
+	const ErpcMethodInfo methods[] = {
+	    {.name = "fs/readFile",
+	     .family = "filesystem",
+	     .params_type = "FsReadFileParams",
+	     .func = esd_fs_methods_read_file},
+	    {.name = "fs/writeFile",
+	     .family = "filesystem",
+	     .params_type = "FsWriteFileParams",
+	     .func = esd_fs_methods_write_file},
+	    {.name = "fs/createDirectory",
+	     .family = "filesystem",
+	     .params_type = "FsCreateDirectoryParams",
+	     .func = esd_fs_methods_create_directory},
+	    {.name = "fs/getMetadata",
+	     .family = "filesystem",
+	     .params_type = "FsGetMetadataParams",
+	     .func = esd_fs_methods_get_metadata},
+	    {.name = "fs/canonicalize",
+	     .family = "filesystem",
+	     .params_type = "FsCanonicalizeParams",
+	     .func = esd_fs_methods_canonicalize},
+	    {.name = "fs/readDirectory",
+	     .family = "filesystem",
+	     .params_type = "FsReadDirectoryParams",
+	     .func = esd_fs_methods_read_directory},
+	    {.name = "fs/walk",
+	     .family = "filesystem",
+	     .params_type = "FsWalkParams",
+	     .func = esd_fs_methods_walk},
+	    {.name = "fs/remove",
+	     .family = "filesystem",
+	     .params_type = "FsRemoveParams",
+	     .func = esd_fs_methods_remove},
+	    {.name = "fs/copy",
+	     .family = "filesystem",
+	     .params_type = "FsCopyParams",
+	     .func = esd_fs_methods_copy},
+	    {.name = "fs/open",
+	     .family = "filesystem",
+	     .params_type = "FsOpenParams",
+	     .func = esd_fs_methods_open},
+	    {.name = "fs/readBlock",
+	     .family = "filesystem",
+	     .params_type = "FsReadBlockParams",
+	     .func = esd_fs_methods_read_block},
+	    {.name = "fs/writeBlock",
+	     .family = "filesystem",
+	     .params_type = "FsWriteBlockParams",
+	     .capability = "fileWriteStreaming",
+	     .since_version = 1,
+	     .func = esd_fs_methods_write_block},
+	    {.name = "fs/close",
+	     .family = "filesystem",
+	     .params_type = "FsCloseParams",
+	     .func = esd_fs_methods_close},
+	    {.name = "fs/watchMissing",
+	     .family = "filesystem",
+	     .params_type = "FsWatchMissingParams",
+	     .capability = "fsWatchMissing",
+	     .since_version = 1,
+	     .func = esd_fs_methods_watch_missing},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(methods); i++) {
+		if (!erpc_registry_add_method(registry, &methods[i], plugin, NULL, error))
+			return FALSE;
+	}
+	return TRUE;
+}

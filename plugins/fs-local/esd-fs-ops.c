@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esd-fs-ops.h"
+#include "esd-fs-path.h"
+#include "esd-fs-replace.h"
+
+/**
+ * esd_fs_ops_open_regular:
+ * @path: an absolute path
+ * @follow: follow symlinks, or refuse them (see esd_fs_open_nofollow())
+ * @st: (out): the file's status
+ * @error: return location for a #GError, or %NULL
+ *
+ * Opens a regular file for reading. O_NONBLOCK keeps a FIFO or a device
+ * from blocking the open; the type is then checked on the descriptor.
+ *
+ * Returns: a descriptor, or -1 with @error set
+ */
+gint
+esd_fs_ops_open_regular(const gchar *path, gboolean follow, struct stat *st, GError **error)
+{
+	const gint flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	esd_autofd gint fd = -1;
+
+	if (follow) {
+		fd = open(path, flags);
+		if (fd < 0) {
+			esd_fs_set_errno(error, errno);
+			return -1;
+		}
+	} else {
+		fd = esd_fs_open_nofollow(path, flags, error);
+		if (fd < 0)
+			return -1;
+	}
+	if (fstat(fd, st) != 0) {
+		esd_fs_set_errno(error, errno);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		esd_fs_not_a_file(error, path);
+		return -1;
+	}
+	return esd_fs_steal_fd(&fd);
+}
+
+static gboolean
+esd_fs_ops_too_large(GError **error)
+{
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_REQUEST,
+		    "file is too large to read: limit is %" G_GSIZE_FORMAT " bytes",
+		    ESD_FS_MAX_READ_FILE);
+	return FALSE;
+}
+
+/* the read size: a multiple of 3, so that the chunks encode without padding */
+#define ESD_FS_READ_CHUNK (3 * 256 * 1024)
+
+/**
+ * esd_fs_ops_read_file_result:
+ * @fd: a regular file open for reading
+ * @st: its status
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads the file and encodes it straight into a result sized in advance
+ * from its size. The file is read in chunks of %ESD_FS_READ_CHUNK bytes
+ * through one small buffer that stays in the CPU cache: this saves both
+ * the copy of the whole file and faulting in a buffer of its size. It is
+ * read to its end, so a file that grew, or that never had a size (as in
+ * /proc), is read whole too.
+ *
+ * Returns: (transfer full): `{"dataBase64":...}`, or %NULL with @error set
+ */
+GString *
+esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error)
+{
+	g_autoptr(GString) out = NULL;
+	g_autofree guint8 *buf = NULL;
+	gsize size = (gsize)st->st_size;
+	gsize chunk;
+	guint64 offset = 0;
+
+	if ((guint64)st->st_size > ESD_FS_MAX_READ_FILE) {
+		esd_fs_ops_too_large(error);
+		return NULL;
+	}
+	out = g_string_sized_new((size + 2) / 3 * 4 + 20);
+	esd_fs_advise_huge(out->str, out->allocated_len);
+	g_string_append(out, "{\"dataBase64\":\"");
+	/* the first read asks for one byte more than the size, to see the end */
+	chunk = MIN(size + 1, (gsize)ESD_FS_READ_CHUNK);
+	buf = g_malloc(chunk);
+	for (;;) {
+		gsize got = 0;
+		gsize whole;
+
+		/* a short read is the end of the file */
+		if (!esd_fs_read_all(fd, buf, chunk, offset, &got, error))
+			return NULL;
+		if (offset + got > ESD_FS_MAX_READ_FILE) {
+			esd_fs_ops_too_large(error);
+			return NULL;
+		}
+		if (got < chunk) {
+			erpc_base64_append(out, buf, got);
+			break;
+		}
+		/* the file goes on: encode whole groups of 3 and read on from there */
+		whole = got / 3 * 3;
+		erpc_base64_append(out, buf, whole);
+		offset += whole;
+		if (chunk != ESD_FS_READ_CHUNK) {
+			chunk = ESD_FS_READ_CHUNK;
+			buf = g_realloc(buf, chunk);
+		}
+	}
+	g_string_append(out, "\"}");
+	return g_steal_pointer(&out);
+}
+
+/* the decoding step: a multiple of 4 characters, 3 MiB of data */
+#define ESD_FS_DECODE_CHUNK (4 * 1024 * 1024)
+
+/* the error for invalid base64, which the reference reports before any other */
+static gboolean
+esd_fs_ops_base64_error(const gchar *text, gsize len, const GError *fallback, GError **error)
+{
+	g_autofree gchar *detail = esd_fs_base64_describe_error(text, len);
+
+	if (detail == NULL && fallback == NULL)
+		return TRUE;
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_REQUEST,
+		    "fs/writeFile requires valid base64 dataBase64: %s",
+		    detail != NULL ? detail : fallback->message);
+	return FALSE;
+}
+
+/* an operation error, unless the text was not valid base64 in the first place */
+static gboolean
+esd_fs_ops_write_failed(const gchar *text, gsize len, GError *error_local, GError **error)
+{
+	if (esd_fs_ops_base64_error(text, len, NULL, error))
+		g_propagate_error(error, error_local);
+	else
+		g_error_free(error_local);
+	return FALSE;
+}
+
+/* decodes @text piece by piece into @fd: the pieces stay in the CPU cache */
+static gboolean
+esd_fs_ops_decode_into(gint fd, const gchar *text, gsize len, GError **error)
+{
+	guint64 offset = 0;
+
+	for (gsize done = 0; done < len;) {
+		g_autoptr(GError) error_local = NULL;
+		g_autoptr(GBytes) bytes = NULL;
+		gsize piece = MIN(len - done, (gsize)ESD_FS_DECODE_CHUNK);
+		gsize size = 0;
+		const guint8 *data;
+
+		/* padding may only end the whole text, not a piece of it */
+		if (done + piece < len &&
+		    (text[done + piece - 1] == '=' || text[done + piece - 2] == '='))
+			return esd_fs_ops_base64_error(text, len, NULL, error);
+		bytes = erpc_base64_decode(text + done, piece, G_MAXSIZE, &error_local);
+		if (bytes == NULL)
+			return esd_fs_ops_base64_error(text, len, error_local, error);
+		data = g_bytes_get_data(bytes, &size);
+		if (!esd_fs_write_all(fd, data, size, offset, &error_local))
+			return esd_fs_ops_write_failed(text,
+						       len,
+						       g_steal_pointer(&error_local),
+						       error);
+		offset += size;
+		done += piece;
+	}
+	return TRUE;
+}
+
+/**
+ * esd_fs_ops_write_file:
+ * @path: an absolute path
+ * @follow: write through a symlink at @path, or refuse it
+ * @text: the new content, strict padded base64
+ * @len: the length of @text
+ * @error: return location for a #GError, or %NULL
+ *
+ * Replaces the file with the decoded @text through a flushed temporary
+ * file renamed into place: a failure leaves the old content. Invalid base64
+ * is reported as `fs/writeFile requires valid base64 dataBase64: ...` ahead
+ * of any file system error, as by the reference, which decodes first.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_ops_write_file(const gchar *path,
+		      gboolean follow,
+		      const gchar *text,
+		      gsize len,
+		      GError **error)
+{
+	g_auto(EsdFsTarget) target = {.dirfd = -1};
+	g_autoptr(EsdFsReplace) replace = NULL;
+	g_autoptr(GError) error_local = NULL;
+
+	if (!esd_fs_target_resolve(path, follow, &target, &error_local))
+		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
+	replace = esd_fs_replace_new(&target, &error_local);
+	if (replace == NULL)
+		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
+	if (!esd_fs_ops_decode_into(esd_fs_replace_get_fd(replace), text, len, error))
+		return FALSE;
+	return esd_fs_replace_commit(replace, TRUE, error);
+}
+
+static gboolean
+esd_fs_ops_is_dir(const gchar *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* std::fs::create_dir_all: an existing directory anywhere is fine */
+static gboolean
+esd_fs_ops_mkdir_all(const gchar *path, GError **error)
+{
+	g_autofree gchar *parent = NULL;
+
+	if (mkdir(path, 0777) == 0)
+		return TRUE;
+	if (errno != ENOENT) {
+		gint saved = errno;
+		if (esd_fs_ops_is_dir(path))
+			return TRUE;
+		return esd_fs_set_errno(error, saved);
+	}
+	parent = g_path_get_dirname(path);
+	if (g_strcmp0(parent, path) == 0)
+		return esd_fs_set_errno(error, ENOENT);
+	if (!esd_fs_ops_mkdir_all(parent, error))
+		return FALSE;
+	if (mkdir(path, 0777) == 0)
+		return TRUE;
+	{
+		gint saved = errno;
+		if (esd_fs_ops_is_dir(path))
+			return TRUE;
+		return esd_fs_set_errno(error, saved);
+	}
+}
+
+/* the no-follow recursive variant: component by component, relative to descriptors */
+static gboolean
+esd_fs_ops_mkdir_all_nofollow(const gchar *path, GError **error)
+{
+	esd_autofd gint fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
+	guint last = 0;
+
+	if (fd < 0)
+		return esd_fs_set_errno(error, errno);
+	for (guint i = 0; parts[i] != NULL; i++) {
+		if (parts[i][0] != '\0')
+			last = i;
+	}
+	for (guint i = 0; parts[i] != NULL; i++) {
+		const gint flags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+		gint next;
+
+		if (parts[i][0] == '\0')
+			continue;
+		next = openat(fd, parts[i], flags);
+		if (next < 0 && errno == ENOENT) {
+			if (mkdirat(fd, parts[i], 0777) != 0 && errno != EEXIST)
+				return esd_fs_set_errno(error, errno);
+			next = openat(fd, parts[i], flags);
+		}
+		if (next < 0) {
+			gint saved = errno;
+			struct stat st;
+			if (fstatat(fd, parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				if (S_ISLNK(st.st_mode))
+					return esd_fs_symlink_in_path(error);
+				if (i == last)
+					return esd_fs_set_errno(error, EEXIST);
+			}
+			return esd_fs_set_errno(error, saved);
+		}
+		close(fd);
+		fd = next;
+	}
+	return TRUE;
+}
+
+/**
+ * esd_fs_ops_create_directory:
+ * @path: an absolute path
+ * @recursive: create missing parents; an existing directory is then fine
+ * @follow: follow symlinks on the way, or refuse them
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_ops_create_directory(const gchar *path, gboolean recursive, gboolean follow, GError **error)
+{
+	if (follow && recursive)
+		return esd_fs_ops_mkdir_all(path, error);
+	if (follow) {
+		if (mkdir(path, 0777) != 0)
+			return esd_fs_set_errno(error, errno);
+		return TRUE;
+	}
+	if (recursive)
+		return esd_fs_ops_mkdir_all_nofollow(path, error);
+	{
+		const gchar *leaf = NULL;
+		esd_autofd gint dirfd = esd_fs_open_parent_nofollow(path, &leaf, error);
+		if (dirfd < 0)
+			return FALSE;
+		if (mkdirat(dirfd, leaf, 0777) != 0)
+			return esd_fs_set_errno(error, errno);
+		return TRUE;
+	}
+}
+
+static gint64
+esd_fs_ops_time_ms(const struct timespec *ts)
+{
+	/* the reference reports times before the epoch as 0 */
+	if (ts->tv_sec < 0)
+		return 0;
+	if (ts->tv_sec > G_MAXINT64 / 1000 - 1)
+		return G_MAXINT64;
+	return (gint64)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+}
+
+static void
+esd_fs_ops_append_metadata(GString *out, const struct stat *st, gboolean is_symlink)
+{
+	/* createdAtMs is 0 on Linux, as the reference reports it */
+	g_string_append_printf(
+	    out,
+	    "{\"isDirectory\":%s,\"isFile\":%s,\"isSymlink\":%s,\"size\":%" G_GUINT64_FORMAT
+	    ",\"createdAtMs\":0,\"modifiedAtMs\":%" G_GINT64_FORMAT "}",
+	    S_ISDIR(st->st_mode) ? "true" : "false",
+	    S_ISREG(st->st_mode) ? "true" : "false",
+	    is_symlink ? "true" : "false",
+	    (guint64)st->st_size,
+	    esd_fs_ops_time_ms(&st->st_mtim));
+}
+
+/**
+ * esd_fs_ops_get_metadata:
+ * @path: an absolute path
+ * @follow: report the symlink's target (flagging `isSymlink`), or refuse
+ *   any symlink in the path
+ * @out: where the result object is appended
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_ops_get_metadata(const gchar *path, gboolean follow, GString *out, GError **error)
+{
+	struct stat st;
+
+	if (follow) {
+		gboolean is_symlink;
+		/* one call unless the path is a symlink */
+		if (lstat(path, &st) != 0)
+			return esd_fs_set_errno(error, errno);
+		is_symlink = S_ISLNK(st.st_mode);
+		if (is_symlink && stat(path, &st) != 0)
+			return esd_fs_set_errno(error, errno);
+		esd_fs_ops_append_metadata(out, &st, is_symlink);
+		return TRUE;
+	}
+	{
+		const gchar *leaf = NULL;
+		esd_autofd gint dirfd = esd_fs_open_parent_nofollow(path, &leaf, error);
+		if (dirfd < 0)
+			return FALSE;
+		if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			return esd_fs_set_errno(error, errno);
+		if (S_ISLNK(st.st_mode))
+			return esd_fs_symlink_in_path(error);
+		esd_fs_ops_append_metadata(out, &st, FALSE);
+		return TRUE;
+	}
+}
+
+/**
+ * esd_fs_ops_canonicalize:
+ * @path: an absolute path
+ * @out: where `{"path":URI}` is appended
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_ops_canonicalize(const gchar *path, GString *out, GError **error)
+{
+	g_autofree gchar *real = realpath(path, NULL);
+
+	if (real == NULL)
+		return esd_fs_set_errno(error, errno);
+	g_string_append(out, "{\"path\":\"");
+	esd_fs_append_uri(out, real);
+	g_string_append(out, "\"}");
+	return TRUE;
+}
+
+/* the flags of one entry, following symlinks; FALSE to leave the entry out */
+static gboolean
+esd_fs_ops_entry_kind(DIR *dir, struct dirent *entry, gboolean *is_dir, gboolean *is_file)
+{
+	struct stat st;
+
+	switch (entry->d_type) {
+	case DT_DIR:
+		*is_dir = TRUE;
+		*is_file = FALSE;
+		return TRUE;
+	case DT_REG:
+		*is_dir = FALSE;
+		*is_file = TRUE;
+		return TRUE;
+	case DT_LNK:
+	case DT_UNKNOWN:
+		/* a dangling symlink is left out, as by the reference */
+		if (fstatat(dirfd(dir), entry->d_name, &st, 0) != 0)
+			return FALSE;
+		*is_dir = S_ISDIR(st.st_mode);
+		*is_file = S_ISREG(st.st_mode);
+		return TRUE;
+	default:
+		*is_dir = FALSE;
+		*is_file = FALSE;
+		return TRUE;
+	}
+}
+
+/**
+ * esd_fs_ops_read_directory:
+ * @path: an absolute path
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError, or %NULL
+ *
+ * Lists a directory in its raw order, without `.` and `..`. The kind comes
+ * from the directory entry where it can; only symlinks (and file systems
+ * that do not say) cost a stat.
+ *
+ * Returns: (transfer full): `{"entries":[...]}`, or %NULL with @error set
+ */
+GString *
+esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError **error)
+{
+	esd_autofd gint fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	g_autoptr(DIR) dir = NULL;
+	g_autoptr(GString) out = NULL;
+	gboolean first = TRUE;
+	guint count = 0;
+
+	if (fd < 0) {
+		esd_fs_set_errno(error, errno);
+		return NULL;
+	}
+	dir = fdopendir(fd);
+	if (dir == NULL) {
+		esd_fs_set_errno(error, errno);
+		return NULL;
+	}
+	esd_fs_steal_fd(&fd);
+	out = g_string_sized_new(4096);
+	g_string_append(out, "{\"entries\":[");
+	for (;;) {
+		struct dirent *entry;
+		gboolean is_dir = FALSE;
+		gboolean is_file = FALSE;
+
+		errno = 0;
+		entry = readdir(dir);
+		if (entry == NULL) {
+			if (errno != 0) {
+				esd_fs_set_errno(error, errno);
+				return NULL;
+			}
+			break;
+		}
+		if (entry->d_name[0] == '.' &&
+		    (entry->d_name[1] == '\0' ||
+		     (entry->d_name[1] == '.' && entry->d_name[2] == '\0')))
+			continue;
+		if ((++count & 0x3ff) == 0 &&
+		    g_cancellable_set_error_if_cancelled(cancellable, error))
+			return NULL;
+		if (!esd_fs_ops_entry_kind(dir, entry, &is_dir, &is_file))
+			continue;
+		g_string_append(out, first ? "{\"fileName\":" : ",{\"fileName\":");
+		first = FALSE;
+		erpc_json_append_string(out, entry->d_name, -1);
+		g_string_append(out, is_dir ? ",\"isDirectory\":true" : ",\"isDirectory\":false");
+		g_string_append(out, is_file ? ",\"isFile\":true}" : ",\"isFile\":false}");
+	}
+	g_string_append(out, "]}");
+	return g_steal_pointer(&out);
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+gboolean
+esd_fs_sandbox_check(JsonObject *sandbox, gboolean *unavailable, GError **error);
+
+G_END_DECLS

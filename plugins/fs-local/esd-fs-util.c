@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#include "esd-fs-util.h"
+
+/*
+ * The reference is a musl build, so its OS error texts are musl's. Where
+ * glibc words an errno differently, the musl text is used; everything else
+ * comes from strerrordesc_np(), which is never translated.
+ */
+static const struct {
+	gint errnum;
+	const gchar *text;
+} esd_fs_musl_texts[] = {
+    {ELOOP, "Symbolic link loop"},
+    {ENAMETOOLONG, "Filename too long"},
+    {EMFILE, "No file descriptors available"},
+    {EBUSY, "Resource busy"},
+    {EXDEV, "Cross-device link"},
+    {EIO, "I/O error"},
+    {ENOMEM, "Out of memory"},
+    {EOVERFLOW, "Value too large for data type"},
+    {EDQUOT, "Quota exceeded"},
+    {EOPNOTSUPP, "Not supported"},
+    {ETIMEDOUT, "Operation timed out"},
+    {ENOTTY, "Not a tty"},
+    {ESPIPE, "Invalid seek"},
+    {EILSEQ, "Illegal byte sequence"},
+    {ECHILD, "No child process"},
+    {EDOM, "Domain error"},
+    {ERANGE, "Result not representable"},
+};
+
+const gchar *
+esd_fs_strerror(gint errnum)
+{
+	const gchar *text;
+
+	for (guint i = 0; i < G_N_ELEMENTS(esd_fs_musl_texts); i++) {
+		if (esd_fs_musl_texts[i].errnum == errnum)
+			return esd_fs_musl_texts[i].text;
+	}
+	text = strerrordesc_np(errnum);
+	return text != NULL ? text : "Unknown error";
+}
+
+/*
+ * The protocol's classification of OS errors: not-found, invalid input or
+ * permission (both -32600), everything else internal. Always returns FALSE.
+ */
+gboolean
+esd_fs_set_errno(GError **error, gint errnum)
+{
+	ErpcError code;
+
+	switch (errnum) {
+	case ENOENT:
+		code = ERPC_ERROR_NOT_FOUND;
+		break;
+	case EACCES:
+	case EPERM:
+		code = ERPC_ERROR_PERMISSION_DENIED;
+		break;
+	case EINVAL:
+		code = ERPC_ERROR_INVALID_REQUEST;
+		break;
+	default:
+		code = ERPC_ERROR_INTERNAL;
+		break;
+	}
+	g_set_error(error, ERPC_ERROR, code, "%s (os error %d)", esd_fs_strerror(errnum), errnum);
+	return FALSE;
+}
+
+gboolean
+esd_fs_not_a_file(GError **error, const gchar *path)
+{
+	g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "path `%s` is not a file", path);
+	return FALSE;
+}
+
+/* what the reference's URL serializer escapes in a file path, plus `\` for JSON */
+static gboolean
+esd_fs_uri_escaped(guchar c)
+{
+	if (c <= 0x20 || c >= 0x7f)
+		return TRUE;
+	return strchr("\"#%<>?`{}\\", c) != NULL;
+}
+
+/* appends `file://` + the percent-encoded path, JSON-safe without quoting */
+void
+esd_fs_append_uri(GString *out, const gchar *path)
+{
+	static const gchar hex[] = "0123456789ABCDEF";
+	const guchar *p = (const guchar *)path;
+	gsize run = 0;
+
+	g_string_append(out, "file://");
+	for (gsize i = 0; p[i] != '\0'; i++) {
+		if (!esd_fs_uri_escaped(p[i]))
+			continue;
+		g_string_append_len(out, path + run, (gssize)(i - run));
+		g_string_append_c(out, '%');
+		g_string_append_c(out, hex[p[i] >> 4]);
+		g_string_append_c(out, hex[p[i] & 0xf]);
+		run = i + 1;
+	}
+	g_string_append(out, path + run);
+}
+
+gchar *
+esd_fs_path_to_uri(const gchar *path)
+{
+	GString *out = g_string_sized_new(strlen(path) + 16);
+	esd_fs_append_uri(out, path);
+	return g_string_free(out, FALSE);
+}
+
+static gint
+esd_fs_base64_value(guchar c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* the trailing partial quad, checked in the order the reference's decoder does */
+static gchar *
+esd_fs_base64_describe_suffix(const guchar *text, gsize len, gsize start)
+{
+	gsize morsels = 0;
+	gsize padding = 0;
+	gsize first_pad = 0;
+	guint64 bits = 0;
+	guchar last = 0;
+	gsize keep_bits;
+
+	for (gsize i = start; i < len; i++) {
+		guchar c = text[i];
+		if (c == '=') {
+			if ((i - start) % 4 < 2)
+				return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT
+						       ".",
+						       (guint)c,
+						       padding > 0 ? first_pad : i);
+			if (padding == 0)
+				first_pad = i;
+			padding++;
+			continue;
+		}
+		if (padding > 0)
+			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+					       (guint)'=',
+					       first_pad);
+		if (esd_fs_base64_value(c) < 0)
+			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+					       (guint)c,
+					       i);
+		bits |= (guint64)esd_fs_base64_value(c) << (58 - 6 * morsels);
+		last = c;
+		morsels++;
+	}
+	if ((padding + morsels) % 4 != 0)
+		return g_strdup("Invalid padding");
+	keep_bits = morsels * 6 / 8 * 8;
+	if (keep_bits < 64 && (bits & (G_MAXUINT64 >> keep_bits)) != 0)
+		return g_strdup_printf("Invalid last symbol %u, offset %" G_GSIZE_FORMAT ".",
+				       (guint)last,
+				       start + morsels - 1);
+	return NULL;
+}
+
+/*
+ * Describes why @text is not strict padded base64 in the words and order of
+ * the reference's decoder (Rust `base64` 0.22): a trailing odd byte first,
+ * then the first bad symbol of the complete quads, then the last quad.
+ * Returns NULL when @text is valid.
+ */
+gchar *
+esd_fs_base64_describe_error(const gchar *text, gsize len)
+{
+	const guchar *p = (const guchar *)text;
+	gsize rem = len % 4;
+	gsize quads;
+
+	if (rem == 1 && p[len - 1] != '=' && esd_fs_base64_value(p[len - 1]) < 0)
+		return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+				       (guint)p[len - 1],
+				       len - 1);
+	quads = len - rem;
+	if (rem == 0)
+		quads = quads >= 4 ? quads - 4 : 0;
+	for (gsize i = 0; i < quads; i++) {
+		if (esd_fs_base64_value(p[i]) < 0)
+			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+					       (guint)p[i],
+					       i);
+	}
+	return esd_fs_base64_describe_suffix(p, len, quads);
+}
+
+/*
+ * Strict decoding with libexecrpc's decoder; its error texts are replaced by
+ * the reference's when they differ. -32602, as a ByteChunk type error.
+ */
+GBytes *
+esd_fs_base64_decode(const gchar *text, gsize len, GError **error)
+{
+	g_autoptr(GError) error_local = NULL;
+	g_autofree gchar *detail = NULL;
+	GBytes *bytes;
+
+	bytes = erpc_base64_decode(text, len, G_MAXSIZE, &error_local);
+	if (bytes != NULL)
+		return bytes;
+	detail = esd_fs_base64_describe_error(text, len);
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    detail != NULL ? detail : error_local->message);
+	return NULL;
+}
+
+/* reads up to @len bytes at @offset, stopping early only at end of file */
+gboolean
+esd_fs_read_all(gint fd, guint8 *buf, gsize len, guint64 offset, gsize *out_len, GError **error)
+{
+	gsize done = 0;
+
+	while (done < len) {
+		gssize n = pread(fd, buf + done, len - done, (off_t)(offset + done));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return esd_fs_set_errno(error, errno);
+		}
+		if (n == 0)
+			break;
+		done += (gsize)n;
+	}
+	*out_len = done;
+	return TRUE;
+}
+
+/* writes all of @buf at @offset */
+gboolean
+esd_fs_write_all(gint fd, const guint8 *buf, gsize len, guint64 offset, GError **error)
+{
+	gsize done = 0;
+
+	while (done < len) {
+		gssize n = pwrite(fd, buf + done, len - done, (off_t)(offset + done));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return esd_fs_set_errno(error, errno);
+		}
+		if (n == 0) {
+			g_set_error_literal(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INTERNAL,
+					    "failed to write whole buffer");
+			return FALSE;
+		}
+		done += (gsize)n;
+	}
+	return TRUE;
+}
+
+/*
+ * Asks for transparent huge pages on a big buffer about to be filled: a
+ * result of tens of megabytes otherwise costs one page fault per 4 KiB.
+ * Only a hint; the range is rounded inwards to whole pages.
+ */
+void
+esd_fs_advise_huge(gpointer mem, gsize len)
+{
+	gsize page;
+	guintptr start;
+	guintptr end;
+
+	if (len < 4 * 1024 * 1024)
+		return;
+	page = (gsize)sysconf(_SC_PAGESIZE);
+	start = ((guintptr)mem + page - 1) & ~(guintptr)(page - 1);
+	end = ((guintptr)mem + len) & ~(guintptr)(page - 1);
+	if (end > start)
+		madvise((gpointer)start, end - start, MADV_HUGEPAGE);
+}

@@ -1,0 +1,1547 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "esd-test-utils.h"
+
+/*
+ * File handles (fs/open, fs/readBlock, fs/writeBlock, fs/close) and
+ * missing-path watches (fs/watchMissing, fs/missingChanged) of the fs-local
+ * plugin against the real daemon, over WebSocket and stdio, written from
+ * PROTOCOL.md §5.2, §6.3, §10 and §11 and the transcripts "fs/open, ...",
+ * "fs/watchMissing and fs/missingChanged" and B.13. Both are per-connection
+ * state, so the WebSocket variants also check that a second connection
+ * cannot see them and that they go away with their connection.
+ *
+ * The harness is the one of test-fs.c (see there): every case runs in a
+ * child process with its own daemon and scratch directory, and templates
+ * write `'` for `"`, `@{rel}` for the quoted file:// URI of scratch path
+ * `rel` and `%{rel}` for its native path.
+ */
+
+#define FS_TEST	       "/execserverd/fs/"
+#define ROOT_VAR       "ESD_FS_TEST_ROOT"
+#define WAIT_MS	       5000
+#define CASE_TIMEOUT_S 30
+#define BIG_TIMEOUT_S  70
+/* how long a test waits to be sure that no notification comes */
+#define QUIET_MS 400
+
+#define ENOENT_TEXT "No such file or directory (os error 2)"
+#define MAX_BLOCK   1048576
+
+/* harness */
+
+typedef struct {
+	EsdTestWsClient *client; /* NULL over stdio */
+	EsdTestPeer *peer;
+	GQueue notifications; /* of JsonNode, owned by Fx.nodes */
+	guint next_id;
+} Conn;
+
+typedef struct {
+	gboolean ws;
+	EsdTestDaemon *daemon;
+	Conn *conn;
+	GPtrArray *extra_conns; /* of Conn */
+	gchar *session_id;
+	JsonNode *init_result;
+	gchar *dir;	    /* the scratch directory of the case, canonical */
+	GPtrArray *strings; /* freed with the fixture */
+	GPtrArray *nodes;   /* every message received, freed with the fixture */
+} Fx;
+
+typedef void (*FsTestFunc)(Fx *fx);
+
+typedef enum {
+	CASE_NONE = 0,
+	CASE_WS_ONLY = 1 << 0,
+	CASE_NON_ROOT = 1 << 1, /* root bypasses permission bits */
+	CASE_BIG = 1 << 2,	/* a longer timeout */
+} CaseFlags;
+
+typedef struct {
+	const gchar *name;
+	FsTestFunc func;
+	guint flags;
+} CaseDef;
+
+typedef struct {
+	const CaseDef *def;
+	gboolean ws;
+} Case;
+
+/* what the running case waits for, printed when a wait gives up */
+static gchar current_request[512];
+
+static void
+error_log_cb(const gchar *log_domain,
+	     GLogLevelFlags log_level,
+	     const gchar *message,
+	     gpointer user_data)
+{
+	if (current_request[0] != '\0')
+		g_printerr("while waiting for the reply to: %s\n", current_request);
+	g_log_default_handler(log_domain, log_level, message, user_data);
+}
+
+static const gchar *
+fx_keep(Fx *fx, gchar *text)
+{
+	g_ptr_array_add(fx->strings, text);
+	return text;
+}
+
+/* the native path of the scratch path @rel; "" is the scratch directory */
+static const gchar *
+fx_path(Fx *fx, const gchar *rel)
+{
+	if (rel[0] == '\0')
+		return fx->dir;
+	return fx_keep(fx, g_strconcat(fx->dir, "/", rel, NULL));
+}
+
+static gchar *
+expand(Fx *fx, const gchar *tmpl, gboolean json)
+{
+	GString *out = g_string_sized_new(strlen(tmpl) + 64);
+
+	for (const gchar *p = tmpl; *p != '\0'; p++) {
+		if ((p[0] == '@' || p[0] == '%') && p[1] == '{') {
+			const gchar *end = strchr(p + 2, '}');
+			g_autofree gchar *rel = NULL;
+			const gchar *path;
+
+			g_assert_nonnull(end);
+			rel = g_strndup(p + 2, (gsize)(end - p - 2));
+			path = fx_path(fx, rel);
+			if (p[0] == '@')
+				g_string_append_printf(out,
+						       json ? "\"file://%s\"" : "file://%s",
+						       path);
+			else
+				g_string_append(out, path);
+			p = end;
+		} else if (json && *p == '\'') {
+			g_string_append_c(out, '"');
+		} else {
+			g_string_append_c(out, *p);
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* a JSON template, expanded */
+static const gchar *
+fx_json(Fx *fx, const gchar *tmpl)
+{
+	return fx_keep(fx, expand(fx, tmpl, TRUE));
+}
+
+/* a text template (error messages), expanded; `'` stays */
+static const gchar *
+fx_text(Fx *fx, const gchar *tmpl)
+{
+	return fx_keep(fx, expand(fx, tmpl, FALSE));
+}
+
+static Conn *
+conn_new(EsdTestPeer *peer, EsdTestWsClient *client)
+{
+	Conn *conn = g_new0(Conn, 1);
+
+	conn->peer = g_object_ref(peer);
+	conn->client = client != NULL ? g_object_ref(client) : NULL;
+	g_queue_init(&conn->notifications);
+	return conn;
+}
+
+static void
+conn_free(Conn *conn)
+{
+	g_queue_clear(&conn->notifications);
+	g_clear_object(&conn->client);
+	g_clear_object(&conn->peer);
+	g_free(conn);
+}
+
+static gboolean
+conn_is_open(Conn *conn)
+{
+	return conn->client == NULL || esd_test_ws_client_is_open(conn->client);
+}
+
+static JsonNode *
+conn_receive(Fx *fx, Conn *conn, guint timeout_ms)
+{
+	g_autoptr(GBytes) bytes = esd_test_peer_receive(conn->peer, timeout_ms);
+	g_autofree gchar *text = NULL;
+	JsonNode *msg;
+	gsize len = 0;
+	const gchar *data;
+
+	if (bytes == NULL)
+		g_error("the daemon closed the connection (waiting for: %s)", current_request);
+	data = g_bytes_get_data(bytes, &len);
+	g_assert_true(g_utf8_validate_len(data, len, NULL));
+	text = g_strndup(data, len);
+	msg = esd_test_json_parse(text);
+	g_assert_true(JSON_NODE_HOLDS_OBJECT(msg));
+	g_assert_false(json_object_has_member(json_node_get_object(msg), "jsonrpc"));
+	g_ptr_array_add(fx->nodes, msg);
+	return msg;
+}
+
+/* receives until the reply to @id; notifications are queued */
+static JsonNode *
+conn_wait_reply(Fx *fx, Conn *conn, guint id, guint timeout_ms)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+
+	for (;;) {
+		gint64 left = deadline - g_get_monotonic_time();
+		JsonNode *msg;
+		JsonNode *msg_id;
+
+		if (left <= 0)
+			g_error("no reply to request %u within %u ms: %s",
+				id,
+				timeout_ms,
+				current_request);
+		msg = conn_receive(fx, conn, (guint)(left / 1000) + 1);
+		msg_id = esd_test_json_get(msg, "id");
+		if (msg_id == NULL) {
+			g_queue_push_tail(&conn->notifications, msg);
+			continue;
+		}
+		if (!JSON_NODE_HOLDS_VALUE(msg_id) ||
+		    json_node_get_value_type(msg_id) != G_TYPE_INT64 ||
+		    json_node_get_int(msg_id) != (gint64)id) {
+			g_autofree gchar *text = esd_test_json_to_string(msg);
+			g_error("expected the reply to request %u, got %s", id, text);
+		}
+		current_request[0] = '\0';
+		return msg;
+	}
+}
+
+/* sends @method with the expanded @params (NULL: no params member) */
+static guint
+conn_request(Fx *fx, Conn *conn, const gchar *method, const gchar *params)
+{
+	guint id = ++conn->next_id;
+	g_autofree gchar *text = NULL;
+
+	if (params != NULL)
+		text = g_strdup_printf("{\"id\":%u,\"method\":\"%s\",\"params\":%s}",
+				       id,
+				       method,
+				       params);
+	else
+		text = g_strdup_printf("{\"id\":%u,\"method\":\"%s\"}", id, method);
+	g_snprintf(current_request, sizeof(current_request), "%s", text);
+	esd_test_peer_send_text(conn->peer, text);
+	return id;
+}
+
+/* one request, its reply; @params is a template or NULL */
+static JsonNode *
+conn_call(Fx *fx, Conn *conn, const gchar *method, const gchar *params)
+{
+	const gchar *expanded = params != NULL ? fx_json(fx, params) : NULL;
+	guint id = conn_request(fx, conn, method, expanded);
+	return conn_wait_reply(fx, conn, id, WAIT_MS);
+}
+
+static void
+describe_reply_failure(JsonNode *reply, const gchar *method, const gchar *what)
+{
+	g_autofree gchar *text = esd_test_json_to_string(reply);
+	g_error("%s: expected %s, got %s", method, what, text);
+}
+
+static JsonNode *
+conn_ok(Fx *fx, Conn *conn, const gchar *method, const gchar *params)
+{
+	JsonNode *reply = conn_call(fx, conn, method, params);
+	JsonNode *result = esd_test_json_get(reply, "result");
+
+	if (result == NULL)
+		describe_reply_failure(reply, method, "a result");
+	return result;
+}
+
+static void
+conn_expect(Fx *fx, Conn *conn, const gchar *method, const gchar *params, const gchar *expected)
+{
+	JsonNode *reply = conn_call(fx, conn, method, params);
+	g_autofree gchar *want = NULL;
+	g_autoptr(JsonNode) want_node = NULL;
+
+	want = g_strdup_printf("{\"id\":%" G_GINT64_FORMAT ",\"result\":%s}",
+			       esd_test_json_get_int(reply, "id"),
+			       fx_json(fx, expected));
+	want_node = esd_test_json_parse(want);
+	if (!esd_test_json_equal(reply, want_node)) {
+		g_autofree gchar *got = esd_test_json_to_string(reply);
+		g_error("%s %s:\n  got:      %s\n  expected: %s",
+			method,
+			params != NULL ? fx_json(fx, params) : "",
+			got,
+			want);
+	}
+}
+
+static void
+conn_fail(Fx *fx,
+	  Conn *conn,
+	  const gchar *method,
+	  const gchar *params,
+	  gint64 code,
+	  const gchar *message)
+{
+	JsonNode *reply = conn_call(fx, conn, method, params);
+	g_autofree gchar *id =
+	    g_strdup_printf("%" G_GINT64_FORMAT, esd_test_json_get_int(reply, "id"));
+	const gchar *pattern = fx_text(fx, message);
+	JsonNode *error_node = esd_test_json_get(reply, "error");
+	JsonNode *code_node = esd_test_json_get(reply, "error.code");
+	JsonNode *message_node = esd_test_json_get(reply, "error.message");
+	g_autofree gchar *text = esd_test_json_to_string(reply);
+
+	if (error_node == NULL || code_node == NULL || message_node == NULL ||
+	    !JSON_NODE_HOLDS_VALUE(code_node) || !JSON_NODE_HOLDS_VALUE(message_node) ||
+	    json_node_get_value_type(message_node) != G_TYPE_STRING ||
+	    json_node_get_value_type(code_node) != G_TYPE_INT64 ||
+	    json_node_get_int(code_node) != code ||
+	    !g_pattern_match_simple(pattern, json_node_get_string(message_node)))
+		g_error("%s %s:\n  got:      %s\n  expected: error %" G_GINT64_FORMAT " \"%s\"",
+			method,
+			params != NULL ? fx_json(fx, params) : "",
+			text,
+			code,
+			pattern);
+	/* exactly {id, error{code, message}}: no data on these */
+	esd_test_peer_assert_reply_error(reply, id, code, pattern);
+}
+
+/* the first connection's shortcuts */
+
+static void
+fx_expect(Fx *fx, const gchar *method, const gchar *params, const gchar *expected)
+{
+	conn_expect(fx, fx->conn, method, params, expected);
+}
+
+static void
+fx_fail(Fx *fx, const gchar *method, const gchar *params, gint64 code, const gchar *message)
+{
+	conn_fail(fx, fx->conn, method, params, code, message);
+}
+
+static void
+conn_sync(Fx *fx, Conn *conn)
+{
+	conn_expect(fx, conn, "environment/status", NULL, "{'status':'ready'}");
+}
+
+static JsonNode *
+conn_initialize(Fx *fx, Conn *conn, const gchar *resume_session_id)
+{
+	g_autofree gchar *params =
+	    resume_session_id != NULL
+		? g_strdup_printf("{'clientName':'esd-test-fs','resumeSessionId':'%s'}",
+				  resume_session_id)
+		: g_strdup("{'clientName':'esd-test-fs'}");
+	JsonNode *result = conn_ok(fx, conn, "initialize", params);
+
+	esd_test_peer_send_text(conn->peer, "{\"method\":\"initialized\"}");
+	return result;
+}
+
+/* disk */
+
+static gboolean
+safe_path(const gchar *path)
+{
+	for (const gchar *p = path; *p != '\0'; p++) {
+		if (!g_ascii_isalnum(*p) && strchr("/._-", *p) == NULL)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* removes @path and everything below it, without following symlinks */
+static void
+rm_rf(const gchar *path)
+{
+	GStatBuf st;
+
+	if (g_lstat(path, &st) != 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GDir) dir = NULL;
+		const gchar *name;
+
+		g_chmod(path, 0700);
+		dir = g_dir_open(path, 0, NULL);
+		while (dir != NULL && (name = g_dir_read_name(dir)) != NULL)
+			g_ptr_array_add(names, g_build_filename(path, name, NULL));
+		for (guint i = 0; i < names->len; i++)
+			rm_rf(g_ptr_array_index(names, i));
+		g_rmdir(path);
+	} else {
+		g_unlink(path);
+	}
+}
+
+static void
+disk_write(Fx *fx, const gchar *rel, const gchar *data, gssize len)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *path = fx_path(fx, rel);
+	int fd;
+	gsize size = len < 0 ? strlen(data) : (gsize)len;
+
+	fd = g_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		g_error("open %s: %s", path, g_strerror(errno));
+	for (gsize done = 0; done < size;) {
+		gssize n = write(fd, data + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			g_error("write %s: %s", path, g_strerror(errno));
+		done += (gsize)n;
+	}
+	g_close(fd, &error);
+	g_assert_no_error(error);
+}
+
+static void
+disk_mkdir(Fx *fx, const gchar *rel)
+{
+	const gchar *path = fx_path(fx, rel);
+	if (g_mkdir_with_parents(path, 0755) != 0)
+		g_error("mkdir %s: %s", path, g_strerror(errno));
+}
+
+static void
+disk_symlink(Fx *fx, const gchar *target, const gchar *rel)
+{
+	const gchar *path = fx_path(fx, rel);
+	if (symlink(target, path) != 0)
+		g_error("symlink %s: %s", path, g_strerror(errno));
+}
+
+static void
+disk_fifo(Fx *fx, const gchar *rel)
+{
+	const gchar *path = fx_path(fx, rel);
+	if (mkfifo(path, 0644) != 0)
+		g_error("mkfifo %s: %s", path, g_strerror(errno));
+}
+
+static GBytes *
+disk_read(Fx *fx, const gchar *rel)
+{
+	g_autoptr(GError) error = NULL;
+	gchar *data = NULL;
+	gsize len = 0;
+
+	if (!g_file_get_contents(fx_path(fx, rel), &data, &len, &error))
+		g_error("%s", error->message);
+	return g_bytes_new_take(data, len);
+}
+
+static void
+disk_assert_content(Fx *fx, const gchar *rel, const gchar *data, gssize len)
+{
+	g_autoptr(GBytes) bytes = disk_read(fx, rel);
+	gsize size = len < 0 ? strlen(data) : (gsize)len;
+	gsize got_len = 0;
+	const gchar *got = g_bytes_get_data(bytes, &got_len);
+
+	if (got_len != size || (size > 0 && memcmp(got, data, size) != 0)) {
+		g_autofree gchar *got_text = g_strndup(got, MIN(got_len, 200));
+		g_autofree gchar *want_text = g_strndup(data, MIN(size, 200));
+		g_autofree gchar *got_escaped = g_strescape(got_text, NULL);
+		g_autofree gchar *want_escaped = g_strescape(want_text, NULL);
+		g_error("content of %s: %" G_GSIZE_FORMAT " bytes \"%s\", expected %" G_GSIZE_FORMAT
+			" bytes \"%s\"",
+			rel,
+			got_len,
+			got_escaped,
+			size,
+			want_escaped);
+	}
+}
+
+static gboolean
+disk_exists(Fx *fx, const gchar *rel)
+{
+	GStatBuf st;
+	return g_lstat(fx_path(fx, rel), &st) == 0;
+}
+
+static void
+disk_assert_missing(Fx *fx, const gchar *rel)
+{
+	if (disk_exists(fx, rel))
+		g_error("%s exists, it should not", rel);
+}
+
+static gint
+compare_strings(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* the names in directory @rel, sorted and joined with "," */
+static const gchar *
+disk_list(Fx *fx, const gchar *rel)
+{
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GDir) dir = g_dir_open(fx_path(fx, rel), 0, NULL);
+	const gchar *name;
+
+	g_assert_nonnull(dir);
+	while ((name = g_dir_read_name(dir)) != NULL)
+		g_ptr_array_add(names, g_strdup(name));
+	g_ptr_array_sort(names, compare_strings);
+	g_ptr_array_add(names, NULL);
+	return fx_keep(fx, g_strjoinv(",", (gchar **)names->pdata));
+}
+
+/* fixture */
+
+static void
+fx_setup(Fx *fx, gboolean ws)
+{
+	const gchar *root = g_getenv(ROOT_VAR);
+	g_autofree gchar *tmpl = NULL;
+
+	g_assert_nonnull(root);
+	fx->ws = ws;
+	fx->strings = g_ptr_array_new_with_free_func(g_free);
+	fx->nodes = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
+	fx->extra_conns = g_ptr_array_new_with_free_func((GDestroyNotify)conn_free);
+	tmpl = g_build_filename(root, "case-XXXXXX", NULL);
+	if (g_mkdtemp(tmpl) == NULL)
+		g_error("mkdtemp %s: %s", tmpl, g_strerror(errno));
+	fx->dir = g_steal_pointer(&tmpl);
+	if (!safe_path(fx->dir))
+		g_error("scratch path %s has characters the templates do not escape", fx->dir);
+	if (ws) {
+		g_autoptr(EsdTestWsClient) client = NULL;
+		fx->daemon = esd_test_daemon_new_ws(NULL);
+		client = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
+		fx->conn = conn_new(ESD_TEST_PEER(client), client);
+	} else {
+		fx->daemon = esd_test_daemon_new_stdio(NULL);
+		fx->conn = conn_new(ESD_TEST_PEER(fx->daemon), NULL);
+	}
+	fx->init_result = conn_initialize(fx, fx->conn, NULL);
+	fx->session_id = g_strdup(esd_test_json_get_string(fx->init_result, "sessionId"));
+}
+
+static void
+conn_assert_drained(Fx *fx, Conn *conn)
+{
+	if (!conn_is_open(conn) || !esd_test_daemon_is_running(fx->daemon))
+		return;
+	conn_sync(fx, conn);
+	if (!g_queue_is_empty(&conn->notifications)) {
+		g_autofree gchar *text =
+		    esd_test_json_to_string(g_queue_peek_head(&conn->notifications));
+		g_error("unexpected notification: %s", text);
+	}
+}
+
+static void
+fx_teardown(Fx *fx)
+{
+	conn_assert_drained(fx, fx->conn);
+	for (guint i = 0; i < fx->extra_conns->len; i++)
+		conn_assert_drained(fx, g_ptr_array_index(fx->extra_conns, i));
+	g_assert_true(esd_test_daemon_is_running(fx->daemon));
+	/* a peer must not be able to make the daemon log warnings (STYLE.md §6) */
+	g_assert_cmpuint(esd_test_daemon_get_warning_count(fx->daemon), ==, 0);
+	esd_test_daemon_send_signal(fx->daemon, SIGTERM);
+	esd_test_daemon_assert_exit_code(fx->daemon, 0, 3000);
+	g_clear_pointer(&fx->extra_conns, g_ptr_array_unref);
+	g_clear_pointer(&fx->conn, conn_free);
+	g_clear_object(&fx->daemon);
+	rm_rf(fx->dir);
+	g_free(fx->dir);
+	g_free(fx->session_id);
+	g_ptr_array_unref(fx->nodes);
+	g_ptr_array_unref(fx->strings);
+}
+
+/* the parent's g_dir_make_tmp() directory, made on first use; cases get one each below it */
+static gchar *scratch_root = NULL;
+
+static void
+ensure_scratch_root(void)
+{
+	g_autofree gchar *made = NULL;
+	g_autoptr(GError) error = NULL;
+	char real[PATH_MAX];
+
+	if (scratch_root != NULL)
+		return;
+	made = g_dir_make_tmp("esd-test-fs-watch-XXXXXX", &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(realpath(made, real));
+	scratch_root = g_strdup(real);
+	/* the children inherit it */
+	g_setenv(ROOT_VAR, scratch_root, TRUE);
+}
+
+static void
+run_case(gconstpointer user_data)
+{
+	const Case *c = user_data;
+	Fx fx = {0};
+
+	if (!g_test_subprocess()) {
+		guint timeout_s = (c->def->flags & CASE_BIG) != 0 ? BIG_TIMEOUT_S : CASE_TIMEOUT_S;
+		if ((c->def->flags & CASE_NON_ROOT) != 0 && geteuid() == 0) {
+			g_test_skip("root bypasses file permissions");
+			return;
+		}
+		ensure_scratch_root();
+		g_test_trap_subprocess(NULL,
+				       (guint64)timeout_s * G_USEC_PER_SEC,
+				       G_TEST_SUBPROCESS_INHERIT_STDERR);
+		g_test_trap_assert_passed();
+		return;
+	}
+	fx_setup(&fx, c->ws);
+	c->def->func(&fx);
+	fx_teardown(&fx);
+}
+
+/* connections and notifications */
+
+/* iterates the main context for @ms so that messages keep arriving */
+static void
+wait_ms(guint ms)
+{
+	gint64 until = g_get_monotonic_time() + (gint64)ms * 1000;
+	while (g_get_monotonic_time() < until)
+		esd_test_iterate(MIN(ms, 20));
+}
+
+/* one more WebSocket connection to the daemon, handshaken */
+static Conn *
+fx_connect(Fx *fx, const gchar *resume_session_id)
+{
+	g_autoptr(EsdTestWsClient) client =
+	    esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
+	Conn *conn = conn_new(ESD_TEST_PEER(client), client);
+
+	g_ptr_array_add(fx->extra_conns, conn);
+	conn_initialize(fx, conn, resume_session_id);
+	return conn;
+}
+
+static gchar *
+notification_text(guint64 watch_id)
+{
+	return g_strdup_printf(
+	    "{\"method\":\"fs/missingChanged\",\"params\":{\"watchId\":%" G_GUINT64_FORMAT "}}",
+	    watch_id);
+}
+
+/* waits for the one fs/missingChanged of @watch_id, after @what happened */
+static void
+conn_wait_changed(Fx *fx, Conn *conn, guint64 watch_id, const gchar *what)
+{
+	gint64 deadline = g_get_monotonic_time() + WAIT_MS * 1000;
+	g_autofree gchar *want = notification_text(watch_id);
+	g_autoptr(JsonNode) want_node = esd_test_json_parse(want);
+	JsonNode *msg;
+
+	while (g_queue_is_empty(&conn->notifications)) {
+		if (g_get_monotonic_time() >= deadline)
+			g_error("no fs/missingChanged for watch %" G_GUINT64_FORMAT
+				" within %d ms after %s",
+				watch_id,
+				WAIT_MS,
+				what);
+		wait_ms(20);
+		conn_sync(fx, conn);
+	}
+	msg = g_queue_pop_head(&conn->notifications);
+	if (!esd_test_json_equal(msg, want_node)) {
+		g_autofree gchar *got = esd_test_json_to_string(msg);
+		g_error("after %s:\n  got:      %s\n  expected: %s", what, got, want);
+	}
+}
+
+/* nothing arrives for a while */
+static void
+conn_assert_quiet(Fx *fx, Conn *conn, const gchar *what)
+{
+	wait_ms(QUIET_MS);
+	conn_sync(fx, conn);
+	if (!g_queue_is_empty(&conn->notifications)) {
+		g_autofree gchar *got =
+		    esd_test_json_to_string(g_queue_peek_head(&conn->notifications));
+		g_error("after %s, unexpected: %s", what, got);
+	}
+}
+
+static void
+fx_wait_changed(Fx *fx, guint64 watch_id, const gchar *what)
+{
+	conn_wait_changed(fx, fx->conn, watch_id, what);
+}
+
+static void
+fx_assert_quiet(Fx *fx, const gchar *what)
+{
+	conn_assert_quiet(fx, fx->conn, what);
+}
+
+static void
+conn_watch(Fx *fx,
+	   Conn *conn,
+	   guint64 watch_id,
+	   const gchar *missing,
+	   const gchar *present,
+	   gboolean watching)
+{
+	g_autofree gchar *params =
+	    g_strdup_printf("{'watchId':%" G_GUINT64_FORMAT ",'missing':[%s]%s%s}",
+			    watch_id,
+			    missing,
+			    present != NULL ? ",'present':" : "",
+			    present != NULL ? present : "");
+	conn_expect(fx,
+		    conn,
+		    "fs/watchMissing",
+		    params,
+		    watching ? "{'watching':true}" : "{'watching':false}");
+}
+
+static void
+fx_watch(Fx *fx, guint64 watch_id, const gchar *missing, const gchar *present, gboolean watching)
+{
+	conn_watch(fx, fx->conn, watch_id, missing, present, watching);
+}
+
+static gchar *
+b64(const gchar *data, gsize len)
+{
+	return g_base64_encode((const guchar *)data, len);
+}
+
+static void
+fill_pattern(guint8 *data, gsize len, guint seed)
+{
+	guint32 x = 2463534242u + seed;
+
+	for (gsize i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		data[i] = (guint8)x;
+	}
+}
+
+/* fs/readBlock of @len bytes at @offset, which must be @data with @eof */
+static void
+conn_expect_block(Fx *fx,
+		  Conn *conn,
+		  const gchar *handle,
+		  guint64 offset,
+		  guint64 len,
+		  const guint8 *data,
+		  gsize data_len,
+		  gboolean eof)
+{
+	g_autofree gchar *params = g_strdup_printf("{'handleId':'%s','offset':%" G_GUINT64_FORMAT
+						   ",'len':%" G_GUINT64_FORMAT "}",
+						   handle,
+						   offset,
+						   len);
+	g_autofree gchar *chunk = b64((const gchar *)data, data_len);
+	g_autofree gchar *expected =
+	    g_strdup_printf("{'chunk':'%s','eof':%s}", chunk, eof ? "true" : "false");
+	conn_expect(fx, conn, "fs/readBlock", params, expected);
+}
+
+static void
+fx_expect_block(Fx *fx,
+		const gchar *handle,
+		guint64 offset,
+		guint64 len,
+		const gchar *text,
+		gboolean eof)
+{
+	conn_expect_block(fx,
+			  fx->conn,
+			  handle,
+			  offset,
+			  len,
+			  (const guint8 *)text,
+			  strlen(text),
+			  eof);
+}
+
+static void
+conn_write_block(Fx *fx,
+		 Conn *conn,
+		 const gchar *handle,
+		 guint64 offset,
+		 const gchar *data,
+		 gsize len)
+{
+	g_autofree gchar *chunk = b64(data, len);
+	g_autofree gchar *params =
+	    g_strdup_printf("{'handleId':'%s','offset':%" G_GUINT64_FORMAT ",'chunk':'%s'}",
+			    handle,
+			    offset,
+			    chunk);
+	conn_expect(fx, conn, "fs/writeBlock", params, "{}");
+}
+
+static void
+fx_write_block(Fx *fx, const gchar *handle, guint64 offset, const gchar *text)
+{
+	conn_write_block(fx, fx->conn, handle, offset, text, strlen(text));
+}
+
+static void
+conn_open(Fx *fx, Conn *conn, const gchar *handle, const gchar *rel, const gchar *mode)
+{
+	g_autofree gchar *params = g_strdup_printf("{'handleId':'%s','path':@{%s}%s%s%s}",
+						   handle,
+						   rel,
+						   mode != NULL ? ",'mode':'" : "",
+						   mode != NULL ? mode : "",
+						   mode != NULL ? "'" : "");
+	g_autofree gchar *expected = g_strdup_printf("{'handleId':'%s'}", handle);
+	conn_expect(fx, conn, "fs/open", params, expected);
+}
+
+static void
+fx_open(Fx *fx, const gchar *handle, const gchar *rel, const gchar *mode)
+{
+	conn_open(fx, fx->conn, handle, rel, mode);
+}
+
+static void
+fx_close(Fx *fx, const gchar *handle)
+{
+	g_autofree gchar *params = g_strdup_printf("{'handleId':'%s'}", handle);
+	fx_expect(fx, "fs/close", params, "{}");
+}
+
+/* 1. fs/open + fs/readBlock: transcript ids 31-38 */
+
+static void
+test_handle_read(Fx *fx)
+{
+	const gchar *too_short = "file read block length must be between 1 and 1048576";
+
+	disk_mkdir(fx, "dir1");
+	disk_write(fx, "dir1/a.txt", "hello\n", -1);
+	fx_expect(fx, "fs/open", "{'handleId':'h1','path':@{dir1/a.txt}}", "{'handleId':'h1'}");
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'h1','path':@{dir1/a.txt}}",
+		-32600,
+		"file handle `h1` already exists");
+	fx_expect_block(fx, "h1", 0, 3, "hel", FALSE);
+	fx_expect_block(fx, "h1", 3, 100, "lo\n", TRUE);
+	/*
+	 * eof means the block came back shorter than asked: a block ending exactly
+	 * at the end is not eof yet (upstream: `eof: bytes_read < len`)
+	 */
+	fx_expect_block(fx, "h1", 0, 6, "hello\n", FALSE);
+	fx_expect_block(fx, "h1", 0, 7, "hello\n", TRUE);
+	fx_expect_block(fx, "h1", 0, 5, "hello", FALSE);
+	fx_expect_block(fx, "h1", 5, 1, "\n", FALSE);
+	fx_expect_block(fx, "h1", 5, 2, "\n", TRUE);
+	/* at and past the end: empty, eof */
+	fx_expect_block(fx, "h1", 6, 1, "", TRUE);
+	fx_expect_block(fx, "h1", 100, 10, "", TRUE);
+	fx_expect_block(fx, "h1", 0, MAX_BLOCK, "hello\n", TRUE);
+	fx_fail(fx, "fs/readBlock", "{'handleId':'h1','offset':0,'len':0}", -32600, too_short);
+	fx_fail(fx,
+		"fs/readBlock",
+		"{'handleId':'h1','offset':0,'len':1048577}",
+		-32600,
+		too_short);
+	fx_fail(fx, "fs/readBlock", "{'handleId':'h1','offset':-1,'len':1}", -32602, "invalid *");
+	fx_fail(fx, "fs/readBlock", "{'handleId':'h1','len':1}", -32602, "missing field `offset`");
+	fx_fail(fx, "fs/readBlock", "{'handleId':'h1','offset':0}", -32602, "missing field `len`");
+	/* the handle still works after errors */
+	fx_expect_block(fx, "h1", 1, 2, "el", FALSE);
+	fx_expect(fx, "fs/close", "{'handleId':'h1'}", "{}");
+	fx_fail(fx,
+		"fs/readBlock",
+		"{'handleId':'h1','offset':0,'len':1}",
+		-32004,
+		"unknown file handle `h1`");
+	/* close is idempotent */
+	fx_expect(fx, "fs/close", "{'handleId':'h1'}", "{}");
+	fx_expect(fx, "fs/close", "{'handleId':'never-opened'}", "{}");
+	fx_fail(fx, "fs/close", "{}", -32602, "missing field `handleId`");
+	/* the id is free again; mode read explicitly; symlinks are followed */
+	disk_symlink(fx, "dir1/a.txt", "link");
+	fx_open(fx, "h1", "link", "read");
+	fx_expect_block(fx, "h1", 0, 5, "hello", FALSE);
+	/* the handle keeps reading the file it opened */
+	disk_write(fx, "dir1/a.txt", "HELLO\n", -1);
+	fx_expect_block(fx, "h1", 0, 5, "HELLO", FALSE);
+	/* even once it has no name any more */
+	g_assert_cmpint(g_unlink(fx_path(fx, "dir1/a.txt")), ==, 0);
+	fx_expect_block(fx, "h1", 1, 10, "ELLO\n", TRUE);
+}
+
+/* several blocks of a file larger than one */
+static void
+test_handle_read_large(Fx *fx)
+{
+	const gsize size = 2 * MAX_BLOCK + MAX_BLOCK / 2 + 7;
+	g_autofree guint8 *data = g_malloc(size);
+
+	fill_pattern(data, size, 1);
+	disk_write(fx, "large", (const gchar *)data, (gssize)size);
+	fx_open(fx, "r", "large", NULL);
+	conn_expect_block(fx, fx->conn, "r", 0, MAX_BLOCK, data, MAX_BLOCK, FALSE);
+	conn_expect_block(fx,
+			  fx->conn,
+			  "r",
+			  MAX_BLOCK,
+			  MAX_BLOCK,
+			  data + MAX_BLOCK,
+			  MAX_BLOCK,
+			  FALSE);
+	conn_expect_block(fx,
+			  fx->conn,
+			  "r",
+			  2 * MAX_BLOCK,
+			  MAX_BLOCK,
+			  data + 2 * MAX_BLOCK,
+			  size - 2 * MAX_BLOCK,
+			  TRUE);
+	conn_expect_block(fx, fx->conn, "r", 12345, 1000, data + 12345, 1000, FALSE);
+	conn_expect_block(fx, fx->conn, "r", size - 3, 3, data + size - 3, 3, FALSE);
+	conn_expect_block(fx, fx->conn, "r", size - 3, 4, data + size - 3, 3, TRUE);
+	conn_expect_block(fx, fx->conn, "r", size, MAX_BLOCK, data, 0, TRUE);
+	fx_close(fx, "r");
+}
+
+/* 1. fs/open mode replace + fs/writeBlock */
+
+static void
+test_handle_replace(Fx *fx)
+{
+	/* transcript ids 41-45: a hole past the end reads as zeros */
+	fx_expect(fx,
+		  "fs/open",
+		  "{'handleId':'w','path':@{out.bin},'mode':'replace'}",
+		  "{'handleId':'w'}");
+	fx_expect(fx, "fs/writeBlock", "{'handleId':'w','offset':0,'chunk':'aGVsbG8='}", "{}");
+	fx_expect(fx, "fs/writeBlock", "{'handleId':'w','offset':8,'chunk':'IQ=='}", "{}");
+	fx_expect(fx, "fs/close", "{'handleId':'w'}", "{}");
+	disk_assert_content(fx, "out.bin", "hello\0\0\0!", 9);
+	/* an existing file is truncated */
+	disk_write(fx, "old", "0123456789abcdef", -1);
+	fx_open(fx, "w", "old", "replace");
+	fx_write_block(fx, "w", 0, "ab");
+	fx_close(fx, "w");
+	disk_assert_content(fx, "old", "ab", -1);
+	disk_write(fx, "old", "0123456789abcdef", -1);
+	fx_open(fx, "w", "old", "replace");
+	fx_close(fx, "w");
+	disk_assert_content(fx, "old", "", 0);
+	/* blocks in any order, overlapping */
+	fx_open(fx, "w", "order", "replace");
+	fx_write_block(fx, "w", 4, "efgh");
+	fx_write_block(fx, "w", 0, "abcd");
+	fx_write_block(fx, "w", 1, "BC");
+	fx_close(fx, "w");
+	disk_assert_content(fx, "order", "aBCdefgh", -1);
+	/* and it reads back through a read handle */
+	fx_open(fx, "r", "order", NULL);
+	fx_expect_block(fx, "r", 0, 100, "aBCdefgh", TRUE);
+	fx_close(fx, "r");
+	g_assert_cmpstr(disk_list(fx, ""), ==, "old,order,out.bin");
+}
+
+static void
+test_handle_write_limits(Fx *fx)
+{
+	const gchar *bad_len = "file write block length must be between 1 and 1048576";
+	g_autofree gchar *max_data = g_malloc(MAX_BLOCK + 1);
+	g_autofree gchar *over = NULL;
+	g_autofree gchar *over_params = NULL;
+
+	fill_pattern((guint8 *)max_data, MAX_BLOCK + 1, 2);
+	fx_open(fx, "w", "out", "replace");
+	conn_write_block(fx, fx->conn, "w", 0, max_data, MAX_BLOCK);
+	fx_fail(fx, "fs/writeBlock", "{'handleId':'w','offset':0,'chunk':''}", -32600, bad_len);
+	over = b64(max_data, MAX_BLOCK + 1);
+	over_params = g_strdup_printf("{'handleId':'w','offset':0,'chunk':'%s'}", over);
+	fx_fail(fx, "fs/writeBlock", over_params, -32600, bad_len);
+	fx_fail(fx,
+		"fs/writeBlock",
+		"{'handleId':'w','offset':9223372036854775807,'chunk':'YQ=='}",
+		-32600,
+		"file write range exceeds the signed 64-bit file offset limit");
+	fx_fail(fx,
+		"fs/writeBlock",
+		"{'handleId':'w','offset':9223372036854775808,'chunk':'YQ=='}",
+		-32600,
+		"file write range exceeds the signed 64-bit file offset limit");
+	fx_fail(fx, "fs/writeBlock", "{'handleId':'w','offset':0,'chunk':'YQ='}", -32602, "*");
+	fx_fail(fx,
+		"fs/writeBlock",
+		"{'handleId':'w','offset':0}",
+		-32602,
+		"missing field `chunk`");
+	fx_fail(fx,
+		"fs/writeBlock",
+		"{'handleId':'w','offset':-5,'chunk':'YQ=='}",
+		-32602,
+		"invalid *");
+	fx_close(fx, "w");
+	disk_assert_content(fx, "out", max_data, MAX_BLOCK);
+	g_assert_cmpstr(disk_list(fx, ""), ==, "out");
+}
+
+static void
+test_handle_errors(Fx *fx)
+{
+	/* 16 × "é" is 32 bytes, 17 × is 34 bytes but only 17 characters */
+	g_autoptr(GString) id32 = g_string_new(NULL);
+	g_autoptr(GString) id34 = g_string_new(NULL);
+	g_autofree gchar *params = NULL;
+
+	for (guint i = 0; i < 16; i++)
+		g_string_append(id32, "\xc3\xa9");
+	g_string_append(id34, id32->str);
+	g_string_append(id34, "\xc3\xa9");
+	disk_mkdir(fx, "d");
+	disk_write(fx, "f", "file", -1);
+	disk_fifo(fx, "fifo");
+	fx_open(fx, "r", "f", NULL);
+	fx_open(fx, "w", "out", "replace");
+	fx_fail(fx,
+		"fs/writeBlock",
+		"{'handleId':'r','offset':0,'chunk':'YQ=='}",
+		-32603,
+		"Bad file descriptor*");
+	fx_fail(fx,
+		"fs/readBlock",
+		"{'handleId':'w','offset':0,'len':1}",
+		-32603,
+		"Bad file descriptor*");
+	fx_fail(fx,
+		"fs/readBlock",
+		"{'handleId':'nope','offset':0,'len':1}",
+		-32004,
+		"unknown file handle `nope`");
+	fx_fail(fx,
+		"fs/writeBlock",
+		"{'handleId':'nope','offset':0,'chunk':'YQ=='}",
+		-32004,
+		"unknown file handle `nope`");
+	/* a duplicate id does not touch the file it names */
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'r','path':@{f},'mode':'replace'}",
+		-32600,
+		"file handle `r` already exists");
+	disk_assert_content(fx, "f", "file", -1);
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'w','path':@{new},'mode':'replace'}",
+		-32600,
+		"file handle `w` already exists");
+	disk_assert_missing(fx, "new");
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx','path':@{f}}",
+		-32600,
+		"file handle ID must not exceed 32 bytes");
+	fx_open(fx, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "f", NULL);
+	params = g_strdup_printf("{'handleId':'%s','path':@{f}}", id34->str);
+	fx_fail(fx, "fs/open", params, -32600, "file handle ID must not exceed 32 bytes");
+	fx_open(fx, id32->str, "f", NULL);
+	fx_expect_block(fx, id32->str, 0, 10, "file", TRUE);
+	/* what cannot be opened */
+	fx_fail(fx, "fs/open", "{'handleId':'x','path':@{d}}", -32600, "path `%{d}` is not a file");
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'x','path':@{fifo}}",
+		-32600,
+		"path `%{fifo}` is not a file");
+	fx_fail(fx, "fs/open", "{'handleId':'x','path':@{missing}}", -32004, ENOENT_TEXT);
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'x','path':@{f/x}}",
+		-32603,
+		"Not a directory (os error 20)");
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'x','path':@{nodir/x},'mode':'replace'}",
+		-32004,
+		ENOENT_TEXT);
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'x','path':@{d},'mode':'replace'}",
+		-32603,
+		"Is a directory*");
+	fx_fail(fx,
+		"fs/open",
+		"{'handleId':'x','path':@{f},'mode':'append'}",
+		-32602,
+		"unknown variant `append`*");
+	fx_fail(fx, "fs/open", "{'path':@{f}}", -32602, "missing field `handleId`");
+	fx_fail(fx, "fs/open", "{'handleId':'x'}", -32602, "missing field `path`");
+	disk_assert_content(fx, "f", "file", -1);
+	g_assert_cmpstr(disk_list(fx, "d"), ==, "");
+	/* failed opens took no id */
+	fx_open(fx, "x", "f", NULL);
+	fx_close(fx, "x");
+	fx_close(fx, "w");
+	g_assert_cmpstr(disk_list(fx, ""), ==, "d,f,fifo,out");
+}
+
+/* at most 128 open handles per connection */
+static void
+test_handle_limit(Fx *fx)
+{
+	const gchar *limit = "at most 128 file handles may be open per connection";
+
+	disk_write(fx, "f", "data", -1);
+	for (guint i = 0; i < 128; i++) {
+		g_autofree gchar *id = g_strdup_printf("h%u", i);
+		fx_open(fx, id, "f", i % 2 == 0 ? NULL : "read");
+	}
+	fx_fail(fx, "fs/open", "{'handleId':'h128','path':@{f}}", -32600, limit);
+	fx_fail(fx, "fs/open", "{'handleId':'h128','path':@{new},'mode':'replace'}", -32600, limit);
+	disk_assert_missing(fx, "new");
+	fx_expect_block(fx, "h127", 0, 10, "data", TRUE);
+	fx_close(fx, "h5");
+	fx_open(fx, "h128", "new", "replace");
+	fx_fail(fx, "fs/open", "{'handleId':'h129','path':@{f}}", -32600, limit);
+	/* closing an unknown handle frees nothing */
+	fx_close(fx, "h5");
+	fx_fail(fx, "fs/open", "{'handleId':'h129','path':@{f}}", -32600, limit);
+	for (guint i = 0; i <= 128; i++) {
+		g_autofree gchar *id = g_strdup_printf("h%u", i);
+		fx_close(fx, id);
+	}
+	fx_open(fx, "again", "f", NULL);
+	fx_close(fx, "again");
+}
+
+/* handles belong to their connection (ws: several connections) */
+static void
+test_handle_per_connection(Fx *fx)
+{
+	Conn *other = fx_connect(fx, NULL);
+
+	disk_write(fx, "a", "from a", -1);
+	disk_write(fx, "b", "from b", -1);
+	conn_open(fx, fx->conn, "h", "a", NULL);
+	conn_fail(fx,
+		  other,
+		  "fs/readBlock",
+		  "{'handleId':'h','offset':0,'len':10}",
+		  -32004,
+		  "unknown file handle `h`");
+	conn_fail(fx,
+		  other,
+		  "fs/writeBlock",
+		  "{'handleId':'h','offset':0,'chunk':'YQ=='}",
+		  -32004,
+		  "unknown file handle `h`");
+	/* closing it there does nothing here */
+	conn_expect(fx, other, "fs/close", "{'handleId':'h'}", "{}");
+	conn_open(fx, other, "h", "b", NULL);
+	conn_expect_block(fx, fx->conn, "h", 0, 10, (const guint8 *)"from a", 6, TRUE);
+	conn_expect_block(fx, other, "h", 0, 10, (const guint8 *)"from b", 6, TRUE);
+	/* each connection has its own 128 */
+	for (guint i = 0; i < 127; i++) {
+		g_autofree gchar *id = g_strdup_printf("h%u", i);
+		conn_open(fx, fx->conn, id, "a", NULL);
+	}
+	conn_fail(fx,
+		  fx->conn,
+		  "fs/open",
+		  "{'handleId':'one-more','path':@{a}}",
+		  -32600,
+		  "at most 128 file handles may be open per connection");
+	conn_open(fx, other, "one-more", "a", NULL);
+}
+
+/* handles go with their connection, even when the session is resumed */
+static void
+test_handle_disconnect(Fx *fx)
+{
+	Conn *resumed;
+	gint64 deadline;
+	const gchar *names;
+
+	disk_write(fx, "a", "content", -1);
+	fx_open(fx, "r", "a", NULL);
+	fx_open(fx, "w", "out", "replace");
+	fx_write_block(fx, "w", 0, "partial");
+	esd_test_ws_client_abort(fx->conn->client);
+	resumed = fx_connect(fx, fx->session_id);
+	conn_fail(fx,
+		  resumed,
+		  "fs/readBlock",
+		  "{'handleId':'r','offset':0,'len':1}",
+		  -32004,
+		  "unknown file handle `r`");
+	conn_fail(fx,
+		  resumed,
+		  "fs/writeBlock",
+		  "{'handleId':'w','offset':0,'chunk':'YQ=='}",
+		  -32004,
+		  "unknown file handle `w`");
+	conn_open(fx, resumed, "r", "a", NULL);
+	conn_open(fx, resumed, "w", "out2", "replace");
+	conn_expect(fx, resumed, "fs/close", "{'handleId':'w'}", "{}");
+	/* whatever became of out, nothing else is left behind */
+	deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+	do {
+		wait_ms(20);
+		names = disk_list(fx, "");
+	} while (g_strcmp0(names, "a,out,out2") != 0 && g_strcmp0(names, "a,out2") != 0 &&
+		 g_get_monotonic_time() < deadline);
+	if (g_strcmp0(names, "a,out,out2") != 0 && g_strcmp0(names, "a,out2") != 0)
+		g_error("the scratch directory holds %s after the connection dropped", names);
+	disk_assert_content(fx, "a", "content", -1);
+}
+
+/* 1. fs/watchMissing: transcript ids 46-52, B.13 */
+
+static void
+test_watch_not_needed(Fx *fx)
+{
+	disk_mkdir(fx, "dir1");
+	disk_write(fx, "f", "x", 1);
+	fx_watch(fx, 1, "@{dir1}", NULL, FALSE);
+	fx_watch(fx, 2, "", NULL, FALSE);
+	fx_watch(fx, 3, "", "@{f}", FALSE);
+	fx_watch(fx, 4, "@{dir1},@{f}", "@{f}", FALSE);
+	fx_watch(fx, 5, "@{dir1}", "@{missing}", FALSE);
+	g_assert_cmpint(g_unlink(fx_path(fx, "f")), ==, 0);
+	g_assert_cmpint(g_rmdir(fx_path(fx, "dir1")), ==, 0);
+	fx_assert_quiet(fx, "removing paths of watches that watch nothing");
+}
+
+static void
+test_watch_fires(Fx *fx)
+{
+	int fd;
+
+	fx_watch(fx, 2, "@{later.txt}", NULL, TRUE);
+	fx_assert_quiet(fx, "creating nothing");
+	fd = g_open(fx_path(fx, "later.txt"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	g_assert_cmpint(fd, >=, 0);
+	g_close(fd, NULL);
+	fx_wait_changed(fx, 2, "creating later.txt");
+	/* one-shot */
+	g_assert_cmpint(g_unlink(fx_path(fx, "later.txt")), ==, 0);
+	disk_write(fx, "later.txt", "again", -1);
+	fx_assert_quiet(fx, "creating later.txt again after the watch fired");
+	/* a new watch works */
+	fx_watch(fx, 3, "@{dir}", NULL, TRUE);
+	disk_mkdir(fx, "dir");
+	fx_wait_changed(fx, 3, "creating directory dir");
+}
+
+/* the daemon's own write fires it too; reply and notification may come in any order */
+static void
+test_watch_own_write(Fx *fx)
+{
+	fx_watch(fx, 2, "@{later.txt}", NULL, TRUE);
+	fx_watch(fx, 1, "@{other.txt}", NULL, FALSE);
+	fx_expect(fx, "fs/writeFile", "{'path':@{later.txt},'dataBase64':''}", "{}");
+	fx_wait_changed(fx, 2, "fs/writeFile of later.txt");
+	fx_expect(fx, "fs/writeFile", "{'path':@{other.txt},'dataBase64':''}", "{}");
+	fx_assert_quiet(fx, "writing the path of an ignored watch");
+	/* B.13 first block */
+	fx_watch(fx, 5, "@{a}", NULL, TRUE);
+	fx_watch(fx, 3, "@{b}", NULL, FALSE);
+	fx_expect(fx, "fs/writeFile", "{'path':@{b},'dataBase64':''}", "{}");
+	fx_expect(fx, "fs/writeFile", "{'path':@{a},'dataBase64':''}", "{}");
+	fx_wait_changed(fx, 5, "fs/writeFile of a");
+	fx_assert_quiet(fx, "watch 5 fired");
+}
+
+/* watchId is a generation: lower or equal is ignored, higher replaces */
+static void
+test_watch_generations(Fx *fx)
+{
+	fx_watch(fx, 5, "@{a}", NULL, TRUE);
+	fx_watch(fx, 3, "@{b}", NULL, FALSE);
+	disk_write(fx, "b", "", 0);
+	fx_assert_quiet(fx, "creating b (watch 3 was ignored)");
+	disk_write(fx, "a", "", 0);
+	fx_wait_changed(fx, 5, "creating a");
+	/* higher replaces */
+	fx_watch(fx, 10, "@{c}", NULL, TRUE);
+	fx_watch(fx, 11, "@{d}", NULL, TRUE);
+	disk_write(fx, "c", "", 0);
+	fx_assert_quiet(fx, "creating c (watch 10 was replaced)");
+	disk_write(fx, "d", "", 0);
+	fx_wait_changed(fx, 11, "creating d");
+	/* one-shot, whichever path comes first */
+	fx_watch(fx, 12, "@{e},@{f}", NULL, TRUE);
+	disk_write(fx, "e", "", 0);
+	fx_wait_changed(fx, 12, "creating e");
+	disk_write(fx, "f", "", 0);
+	fx_assert_quiet(fx, "creating f after watch 12 fired");
+	/* equal is ignored too */
+	fx_watch(fx, 30, "@{g}", NULL, TRUE);
+	fx_watch(fx, 30, "@{h}", NULL, FALSE);
+	disk_write(fx, "h", "", 0);
+	fx_assert_quiet(fx, "creating h (the second watch 30 was ignored)");
+	disk_write(fx, "g", "", 0);
+	fx_wait_changed(fx, 30, "creating g");
+	/* a higher id with nothing to watch still cancels the active watch */
+	fx_watch(fx, 40, "@{i}", NULL, TRUE);
+	fx_watch(fx, 41, "", NULL, FALSE);
+	disk_write(fx, "i", "", 0);
+	fx_assert_quiet(fx, "creating i (watch 40 was replaced by an empty watch 41)");
+	fx_watch(fx, 50, "@{j}", NULL, TRUE);
+	fx_watch(fx, 51, "@{a}", NULL, FALSE);
+	disk_write(fx, "j", "", 0);
+	fx_assert_quiet(fx, "creating j (watch 50 was replaced by watch 51 on a present path)");
+}
+
+/* large ids are u64 */
+static void
+test_watch_large_id(Fx *fx)
+{
+	fx_watch(fx, G_MAXINT64, "@{a}", NULL, TRUE);
+	fx_watch(fx, 7, "@{b}", NULL, FALSE);
+	disk_write(fx, "a", "", 0);
+	fx_wait_changed(fx, G_MAXINT64, "creating a");
+}
+
+/* creating a missing ancestor fires (transcript: creating d fired d/e/f) */
+static void
+test_watch_ancestor(Fx *fx)
+{
+	fx_watch(fx, 1, "@{d/e/f}", NULL, TRUE);
+	disk_mkdir(fx, "d");
+	fx_wait_changed(fx, 1, "creating d of d/e/f");
+	disk_mkdir(fx, "x");
+	fx_watch(fx, 2, "@{x/y/z}", NULL, TRUE);
+	disk_mkdir(fx, "x/y");
+	fx_wait_changed(fx, 2, "creating x/y of x/y/z");
+	fx_watch(fx, 3, "@{m/n/o}", NULL, TRUE);
+	disk_mkdir(fx, "m/n/o");
+	fx_wait_changed(fx, 3, "creating m/n/o at once");
+	fx_assert_quiet(fx, "watch 3 fired");
+	/* renamed into place */
+	disk_write(fx, "tmp", "t", 1);
+	fx_watch(fx, 4, "@{p},@{q/r}", NULL, TRUE);
+	g_assert_cmpint(g_rename(fx_path(fx, "tmp"), fx_path(fx, "q")), ==, 0);
+	fx_wait_changed(fx, 4, "renaming tmp to q (a file where the ancestor q of q/r goes)");
+}
+
+/* only the watched paths count: siblings, and changes inside `present`, stay quiet */
+static void
+test_watch_quiet(Fx *fx)
+{
+	disk_mkdir(fx, "pd");
+	disk_write(fx, "pd/inner", "i", 1);
+	fx_watch(fx, 1, "@{later},@{d/e/f}", "@{pd}", TRUE);
+	disk_write(fx, "other", "", 0);
+	disk_write(fx, "laterx", "", 0);
+	disk_write(fx, "pd/new", "", 0);
+	disk_write(fx, "pd/inner", "changed", -1);
+	g_assert_cmpint(g_unlink(fx_path(fx, "pd/inner")), ==, 0);
+	disk_mkdir(fx, "dd/e/f");
+	disk_write(fx, "later.txt", "", 0);
+	fx_assert_quiet(
+	    fx,
+	    "creating siblings of the missing paths and changing the present directory");
+	disk_write(fx, "later", "", 0);
+	fx_wait_changed(fx, 1, "creating later");
+}
+
+/* `present` going away fires */
+static void
+test_watch_present(Fx *fx)
+{
+	disk_write(fx, "p", "p", 1);
+	disk_write(fx, "p2", "p", 1);
+	disk_mkdir(fx, "pd");
+	fx_watch(fx, 1, "@{missing}", "@{p}", TRUE);
+	g_assert_cmpint(g_unlink(fx_path(fx, "p")), ==, 0);
+	fx_wait_changed(fx, 1, "removing the present path p");
+	fx_watch(fx, 2, "@{missing}", "@{p2}", TRUE);
+	g_assert_cmpint(g_rename(fx_path(fx, "p2"), fx_path(fx, "p3")), ==, 0);
+	fx_wait_changed(fx, 2, "renaming the present path p2 away");
+	fx_watch(fx, 3, "@{missing}", "@{pd}", TRUE);
+	fx_expect(fx, "fs/remove", "{'path':@{pd}}", "{}");
+	fx_wait_changed(fx, 3, "fs/remove of the present directory pd");
+	fx_assert_quiet(fx, "watch 3 fired");
+}
+
+static void
+test_watch_errors(Fx *fx)
+{
+	const gchar *relative = "invalid URI: relative URL without a base";
+
+	fx_watch(fx, 5, "@{a}", NULL, TRUE);
+	fx_fail(fx, "fs/watchMissing", "{'watchId':9,'missing':['%{b}']}", -32602, relative);
+	fx_fail(fx,
+		"fs/watchMissing",
+		"{'watchId':9,'missing':[@{b},'relative/x']}",
+		-32602,
+		relative);
+	fx_fail(fx,
+		"fs/watchMissing",
+		"{'watchId':9,'missing':[@{b}],'present':'%{a}'}",
+		-32602,
+		relative);
+	fx_fail(fx,
+		"fs/watchMissing",
+		"{'watchId':9,'missing':['http://x/y']}",
+		-32602,
+		"unsupported path URI scheme `http`");
+	fx_fail(fx, "fs/watchMissing", "{'missing':[@{b}]}", -32602, "missing field `watchId`");
+	fx_fail(fx, "fs/watchMissing", "{'watchId':9}", -32602, "missing field `missing`");
+	fx_fail(fx, "fs/watchMissing", "{'watchId':9,'missing':@{b}}", -32602, "invalid type: *");
+	fx_fail(fx, "fs/watchMissing", "{'watchId':-1,'missing':[@{b}]}", -32602, "invalid *");
+	fx_fail(fx,
+		"fs/watchMissing",
+		"{'watchId':'9','missing':[@{b}]}",
+		-32602,
+		"invalid type: *");
+	/* none of that touched watch 5 */
+	disk_write(fx, "b", "", 0);
+	fx_assert_quiet(fx, "creating b, which only invalid requests named");
+	disk_write(fx, "a", "", 0);
+	fx_wait_changed(fx, 5, "creating a after invalid fs/watchMissing requests");
+}
+
+/* watches belong to their connection (ws: several connections) */
+static void
+test_watch_per_connection(Fx *fx)
+{
+	Conn *other = fx_connect(fx, NULL);
+
+	conn_watch(fx, fx->conn, 7, "@{x}", NULL, TRUE);
+	/* the other connection's generations are its own */
+	conn_watch(fx, other, 1, "@{y}", NULL, TRUE);
+	conn_expect(fx, other, "fs/writeFile", "{'path':@{x},'dataBase64':''}", "{}");
+	conn_wait_changed(fx, fx->conn, 7, "the other connection wrote x");
+	conn_assert_quiet(fx, other, "writing x, watched by the first connection");
+	disk_write(fx, "y", "", 0);
+	conn_wait_changed(fx, other, 1, "creating y");
+	conn_assert_quiet(fx, fx->conn, "creating y, watched by the other connection");
+}
+
+/* a watch goes with its connection, even when the session is resumed */
+static void
+test_watch_disconnect(Fx *fx)
+{
+	Conn *resumed;
+
+	fx_watch(fx, 7, "@{x}", NULL, TRUE);
+	esd_test_ws_client_close(fx->conn->client);
+	resumed = fx_connect(fx, fx->session_id);
+	disk_write(fx, "x", "", 0);
+	conn_assert_quiet(fx, resumed, "creating x, watched by the closed connection");
+	/* a new connection starts without an active watch */
+	conn_watch(fx, resumed, 1, "@{z}", NULL, TRUE);
+	disk_write(fx, "z", "", 0);
+	conn_wait_changed(fx, resumed, 1, "creating z");
+	/* and a dropped one leaves nothing behind either */
+	conn_watch(fx, resumed, 2, "@{w}", NULL, TRUE);
+	esd_test_ws_client_abort(resumed->client);
+	disk_write(fx, "w", "", 0);
+	{
+		Conn *third = fx_connect(fx, fx->session_id);
+		conn_assert_quiet(fx, third, "creating w, watched by the dropped connection");
+	}
+}
+
+/* registration */
+
+static const CaseDef cases[] = {
+    {"handle/read", test_handle_read, CASE_NONE},
+    {"handle/read-large", test_handle_read_large, CASE_NONE},
+    {"handle/replace", test_handle_replace, CASE_NONE},
+    {"handle/write-limits", test_handle_write_limits, CASE_NONE},
+    {"handle/errors", test_handle_errors, CASE_NONE},
+    {"handle/limit", test_handle_limit, CASE_NONE},
+    {"handle/per-connection", test_handle_per_connection, CASE_WS_ONLY},
+    {"handle/disconnect", test_handle_disconnect, CASE_WS_ONLY},
+    {"watch/not-needed", test_watch_not_needed, CASE_NONE},
+    {"watch/fires", test_watch_fires, CASE_NONE},
+    {"watch/own-write", test_watch_own_write, CASE_NONE},
+    {"watch/generations", test_watch_generations, CASE_NONE},
+    {"watch/large-id", test_watch_large_id, CASE_NONE},
+    {"watch/ancestor", test_watch_ancestor, CASE_NONE},
+    {"watch/present", test_watch_present, CASE_NONE},
+    {"watch/quiet", test_watch_quiet, CASE_NONE},
+    {"watch/errors", test_watch_errors, CASE_NONE},
+    {"watch/per-connection", test_watch_per_connection, CASE_WS_ONLY},
+    {"watch/disconnect", test_watch_disconnect, CASE_WS_ONLY},
+};
+
+int
+main(int argc, char **argv)
+{
+	g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func(g_free);
+	gint rc;
+
+	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	umask(022);
+	g_log_set_handler(G_LOG_DOMAIN, G_LOG_LEVEL_ERROR | G_LOG_FLAG_FATAL, error_log_cb, NULL);
+	/* a failed case is reported and the next one runs */
+	if (!g_test_subprocess())
+		g_test_set_nonfatal_assertions();
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		for (guint t = 0; t < 2; t++) {
+			Case *c;
+			g_autofree gchar *path = NULL;
+
+			if (t == 1 && (cases[i].flags & CASE_WS_ONLY) != 0)
+				continue;
+			c = g_new0(Case, 1);
+			c->def = &cases[i];
+			c->ws = t == 0;
+			g_ptr_array_add(registered, c);
+			path =
+			    g_strdup_printf(FS_TEST "%s/%s", c->ws ? "ws" : "stdio", cases[i].name);
+			g_test_add_data_func(path, c, run_case);
+		}
+	}
+	rc = g_test_run();
+	if (scratch_root != NULL)
+		rm_rf(scratch_root);
+	g_free(scratch_root);
+	return rc;
+}
