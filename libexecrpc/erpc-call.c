@@ -231,6 +231,80 @@ erpc_call_return_raw(ErpcCall *self, const gchar *result_json)
 }
 
 /**
+ * erpc_call_result_begin:
+ * @self: a #ErpcCall
+ * @size_hint: the expected size of the result, in bytes
+ *
+ * Starts an answer that the caller writes straight into the message, for
+ * large results: append the result's JSON to the returned string and pass
+ * it to erpc_call_result_end(). Nothing is copied on the way.
+ *
+ * Returns: (transfer full): a string holding the start of the envelope
+ *
+ * Since: 0.1
+ */
+GString *
+erpc_call_result_begin(ErpcCall *self, gsize size_hint)
+{
+	GString *out;
+
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	out = g_string_sized_new(size_hint + 64);
+	g_string_append(out, "{\"id\":");
+	erpc_id_append(out, erpc_call_get_id(self));
+	g_string_append(out, ",\"result\":");
+	return out;
+}
+
+/**
+ * erpc_call_result_end:
+ * @self: a #ErpcCall
+ * @result: (transfer full): the string from erpc_call_result_begin() with
+ *   the result appended
+ *
+ * Answers the request with what was written into @result.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_result_end(ErpcCall *self, GString *result)
+{
+	g_autoptr(GBytes) message = NULL;
+
+	g_return_if_fail(ERPC_IS_CALL(self));
+	g_return_if_fail(result != NULL);
+	g_string_append_c(result, '}');
+	message = g_string_free_to_bytes(result);
+	erpc_call_finish(self, message);
+}
+
+/**
+ * erpc_call_return_gstring:
+ * @self: a #ErpcCall
+ * @result: (transfer full): the result, serialized as compact JSON
+ *
+ * Answers the request with a result built by the caller, wrapping it in the
+ * envelope in place: a large result is moved once, never copied.
+ *
+ * Since: 0.1
+ */
+void
+erpc_call_return_gstring(ErpcCall *self, GString *result)
+{
+	g_autoptr(GString) prefix = g_string_new("{\"id\":");
+	g_autoptr(GBytes) message = NULL;
+
+	g_return_if_fail(ERPC_IS_CALL(self));
+	g_return_if_fail(result != NULL);
+	erpc_id_append(prefix, erpc_call_get_id(self));
+	g_string_append(prefix, ",\"result\":");
+	g_string_prepend_len(result, prefix->str, (gssize)prefix->len);
+	g_string_append_c(result, '}');
+	message = g_string_free_to_bytes(result);
+	erpc_call_finish(self, message);
+}
+
+/**
  * erpc_call_return_error_full:
  * @self: a #ErpcCall
  * @error: what went wrong; converted with erpc_error_convert()

@@ -32,6 +32,12 @@ erpc_call_return(ErpcCall *self, JsonNode *result);
 void
 erpc_call_return_raw(ErpcCall *self, const gchar *result_json);
 void
+erpc_call_return_gstring(ErpcCall *self, GString *result);
+GString *
+erpc_call_result_begin(ErpcCall *self, gsize size_hint);
+void
+erpc_call_result_end(ErpcCall *self, GString *result);
+void
 erpc_call_return_error(ErpcCall *self, const GError *error);
 void
 erpc_call_return_error_full(ErpcCall *self, const GError *error, JsonNode *data);

@@ -108,7 +108,7 @@ erpc_error_from_wire_code(gint code)
  *
  * Maps an OS error the way the protocol classifies file system failures:
  * ENOENT is not-found, EACCES/EPERM/EINVAL are permission or input errors,
- * everything else is internal.
+ * everything else (EBUSY and EMFILE too) is internal.
  *
  * Returns: an #ErpcError
  *
@@ -127,10 +127,6 @@ erpc_error_code_from_errno(gint errnum)
 		return ERPC_ERROR_INVALID_REQUEST;
 	case EEXIST:
 		return ERPC_ERROR_EXISTS;
-	case EBUSY:
-	case EMFILE:
-	case ENFILE:
-		return ERPC_ERROR_BUSY;
 	case ETIMEDOUT:
 		return ERPC_ERROR_TIMED_OUT;
 	case ECANCELED:

@@ -66,8 +66,7 @@ esd_fs_job_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_data
 		erpc_call_return_error(call, error);
 		return;
 	}
-	erpc_call_return_raw(call, result->str);
-	g_string_free(result, TRUE);
+	erpc_call_return_gstring(call, result);
 }
 
 /**

@@ -722,7 +722,9 @@ test_error_from_errno(void)
 	g_assert_cmpint(erpc_error_code_from_errno(EPERM), ==, ERPC_ERROR_PERMISSION_DENIED);
 	g_assert_cmpint(erpc_error_code_from_errno(EINVAL), ==, ERPC_ERROR_INVALID_REQUEST);
 	g_assert_cmpint(erpc_error_code_from_errno(EEXIST), ==, ERPC_ERROR_EXISTS);
-	g_assert_cmpint(erpc_error_code_from_errno(EMFILE), ==, ERPC_ERROR_BUSY);
+	/* the protocol reports them as internal errors */
+	g_assert_cmpint(erpc_error_code_from_errno(EMFILE), ==, ERPC_ERROR_INTERNAL);
+	g_assert_cmpint(erpc_error_code_from_errno(EBUSY), ==, ERPC_ERROR_INTERNAL);
 	g_assert_cmpint(erpc_error_code_from_errno(ETIMEDOUT), ==, ERPC_ERROR_TIMED_OUT);
 	g_assert_cmpint(erpc_error_code_from_errno(ECANCELED), ==, ERPC_ERROR_CANCELLED);
 	g_assert_cmpint(erpc_error_code_from_errno(ENOTSUP), ==, ERPC_ERROR_NOT_SUPPORTED);
