@@ -27,5 +27,28 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/data/lsan.supp \
 	run_suite build-asan --buildtype=debug -Db_sanitize=address,undefined -Db_lundef=false
 
-python3 scripts/summarize-tests.py build-ci/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+# the real Codex CLI 0.171.0 against the daemon, with a scripted local model
+# (tests/codex-cli/README.md); needs the npm registry for the CLI itself
+e2e=skipped
+if command -v npm >/dev/null 2>&1; then
+	codex_dir=${XDG_CACHE_HOME:-$HOME/.cache}/execserverd/codex-0.171.0
+	codex_bin=$codex_dir/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
+	if [ ! -x "$codex_bin" ]; then
+		mkdir -p "$codex_dir"
+		timeout 600 npm install --prefix "$codex_dir" --no-audit --no-fund --loglevel=error \
+			@openai/codex@0.171.0 >&2 || true
+	fi
+	if [ -x "$codex_bin" ]; then
+		if CODEX_BIN=$codex_bin bash tests/codex-cli/run.sh build-ci/server/execserverd; then
+			e2e=passed
+		else
+			e2e=failed
+			status=1
+		fi
+	fi
+fi
+echo "codex-cli end-to-end: $e2e"
+
+python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" \
+	build-ci/meson-logs/testlog.json build-asan/meson-logs/testlog.json
 exit $status
