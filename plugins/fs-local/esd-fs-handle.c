@@ -124,7 +124,7 @@ esd_fs_handle_commit(EsdFsHandle *self, GError **error)
 	if (self->committed)
 		return TRUE;
 	self->committed = TRUE;
-	return esd_fs_replace_commit(self->replace, TRUE, error);
+	return esd_fs_replace_commit(self->replace, FALSE, error);
 }
 
 static void

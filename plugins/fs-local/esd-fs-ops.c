@@ -222,7 +222,8 @@ esd_fs_ops_write_file(const gchar *path,
 		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
 	if (!esd_fs_ops_decode_into(esd_fs_replace_get_fd(replace), text, len, error))
 		return FALSE;
-	return esd_fs_replace_commit(replace, TRUE, error);
+	/* atomic (rename), not flushed: the protocol promises no durability */
+	return esd_fs_replace_commit(replace, FALSE, error);
 }
 
 static gboolean

@@ -257,8 +257,6 @@ esd_fs_replace_write_back(EsdFsReplace *self, GError **error)
 		return esd_fs_set_errno(error, errno);
 	if (self->set_mode && fchmod(self->target_fd, self->mode) != 0)
 		return esd_fs_set_errno(error, errno);
-	if (fdatasync(self->target_fd) != 0)
-		return esd_fs_set_errno(error, errno);
 	return TRUE;
 }
 
