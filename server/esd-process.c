@@ -26,8 +26,11 @@
  * on a full pipe instead of the daemon's memory growing.
  */
 
-#define ESD_PROCESS_READ_SIZE	  (256 * 1024)
-#define ESD_PROCESS_PIPE_SIZE	  (256 * 1024)
+#define ESD_PROCESS_READ_SIZE	  (1024 * 1024)
+#define ESD_PROCESS_PIPE_SIZE	  (1024 * 1024)
+/* a stream that just gave this much is hot: the next read waits a moment */
+#define ESD_PROCESS_HOT_BYTES	  (16 * 1024)
+#define ESD_PROCESS_HOT_US	  2000
 #define ESD_PROCESS_MAX_CHUNKS	  50000
 #define ESD_PROCESS_MAX_WRITE_IDS 4096
 #define ESD_PROCESS_MAX_STDIN	  (16 * 1024 * 1024)
@@ -52,6 +55,8 @@ typedef struct {
 	EsdStream stream;
 	gint fd;
 	GSource *source;
+	GSource *coalesce;
+	gint64 hot_until;
 	gboolean eof;
 } EsdReader;
 
@@ -245,10 +250,20 @@ esd_process_reader_stop(EsdReader *reader)
 }
 
 static void
+esd_process_reader_stop_all(EsdReader *reader)
+{
+	esd_process_reader_stop(reader);
+	if (reader->coalesce != NULL) {
+		g_source_destroy(reader->coalesce);
+		g_clear_pointer(&reader->coalesce, g_source_unref);
+	}
+}
+
+static void
 esd_process_reader_eof(EsdReader *reader)
 {
 	reader->eof = TRUE;
-	esd_process_reader_stop(reader);
+	esd_process_reader_stop_all(reader);
 	if (reader->fd >= 0) {
 		close(reader->fd);
 		reader->fd = -1;
@@ -257,7 +272,17 @@ esd_process_reader_eof(EsdReader *reader)
 
 /* reads once; returns FALSE when nothing more can be read now */
 static gboolean
+esd_process_reader_read_once_n(EsdReader *reader, gssize *got);
+
+static gboolean
 esd_process_reader_read_once(EsdReader *reader)
+{
+	gssize got = 0;
+	return esd_process_reader_read_once_n(reader, &got);
+}
+
+static gboolean
+esd_process_reader_read_once_n(EsdReader *reader, gssize *got)
 {
 	g_autofree guint8 *buf = NULL;
 	ssize_t n;
@@ -269,6 +294,7 @@ esd_process_reader_read_once(EsdReader *reader)
 	do
 		n = read(reader->fd, buf, ESD_PROCESS_READ_SIZE);
 	while (n < 0 && errno == EINTR);
+	*got = n;
 	if (n > 0) {
 		esd_process_emit_output(reader->process,
 					reader->stream,
@@ -322,17 +348,45 @@ esd_process_pause(EsdProcess *self)
 }
 
 static gboolean
+esd_process_coalesce_cb(gpointer user_data)
+{
+	EsdReader *reader = user_data;
+	g_clear_pointer(&reader->coalesce, g_source_unref);
+	esd_process_reader_start(reader);
+	return G_SOURCE_REMOVE;
+}
+
+static gboolean
 esd_process_readable_cb(gint fd, GIOCondition condition, gpointer user_data)
 {
 	EsdReader *reader = user_data;
 	EsdProcess *self = reader->process;
+	gint64 now = g_get_monotonic_time();
+	gssize got = 0;
 
 	if (esd_process_is_congested(self)) {
 		esd_process_pause(self);
 		return G_SOURCE_REMOVE;
 	}
+	/*
+	 * a writer that keeps the pipe busy is read a millisecond later: the
+	 * pipe fills meanwhile, and fewer, larger chunks cost less per byte;
+	 * occasional output (a prompt, an echo) is read at once
+	 */
+	if (reader->hot_until > now && reader->coalesce == NULL) {
+		reader->hot_until = 0;
+		esd_process_reader_stop(reader);
+		reader->coalesce = g_timeout_source_new(1);
+		g_source_set_callback(reader->coalesce, esd_process_coalesce_cb, reader, NULL);
+		g_source_attach(reader->coalesce, NULL);
+		return G_SOURCE_REMOVE;
+	}
 	g_object_ref(self);
-	esd_process_reader_read_once(reader);
+	esd_process_reader_read_once_n(reader, &got);
+	/* a full read means a backlog: read again at once */
+	reader->hot_until = got >= ESD_PROCESS_HOT_BYTES && got < ESD_PROCESS_READ_SIZE
+				? now + ESD_PROCESS_HOT_US
+				: 0;
 	g_object_unref(self);
 	return reader->source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
@@ -340,7 +394,8 @@ esd_process_readable_cb(gint fd, GIOCondition condition, gpointer user_data)
 static void
 esd_process_reader_start(EsdReader *reader)
 {
-	if (reader->eof || reader->source != NULL || reader->process->paused)
+	if (reader->eof || reader->source != NULL || reader->coalesce != NULL ||
+	    reader->process->paused)
 		return;
 	reader->source = g_unix_fd_source_new(reader->fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
 	g_source_set_callback(reader->source, G_SOURCE_FUNC(esd_process_readable_cb), reader, NULL);
@@ -839,7 +894,7 @@ esd_process_finalize(GObject *object)
 	EsdProcess *self = ESD_PROCESS(object);
 
 	for (guint i = 0; i < self->n_readers; i++) {
-		esd_process_reader_stop(&self->readers[i]);
+		esd_process_reader_stop_all(&self->readers[i]);
 		if (self->readers[i].fd >= 0)
 			close(self->readers[i].fd);
 	}
