@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "esd-ws-listener.h"
+#include "esd-ws-stream.h"
 #include "esd-ws-transport.h"
 
 /*
@@ -55,7 +56,9 @@ esd_ws_listener_readyz_cb(SoupServer *server,
 	soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
 }
 
-/* runs before the WebSocket handshake; any status set here refuses it */
+static void esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data);
+
+/* answers every request on "/": refused, or upgraded to a WebSocket */
 static void
 esd_ws_listener_root_cb(SoupServer *server,
 			SoupServerMessage *msg,
@@ -85,6 +88,14 @@ esd_ws_listener_root_cb(SoupServer *server,
 		esd_ws_listener_respond(msg, SOUP_STATUS_FORBIDDEN, "websocket origin is not allowed");
 		return;
 	}
+	/* no extensions: compression costs CPU and allows bombs */
+	if (!soup_websocket_server_process_handshake(msg, NULL, NULL, NULL, NULL))
+		return;
+	g_signal_connect_object(msg,
+				"wrote-informational",
+				G_CALLBACK(esd_ws_listener_upgraded_cb),
+				user_data,
+				0);
 }
 
 static gchar *
@@ -102,27 +113,38 @@ esd_ws_listener_describe_address(GSocketAddress *address)
 	return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(inet));
 }
 
+/* the 101 is out: the connection is ours, with input read in large blocks */
 static void
-esd_ws_listener_websocket_cb(SoupServer *server,
-			     SoupServerMessage *msg,
-			     const gchar *path,
-			     SoupWebsocketConnection *connection,
-			     gpointer user_data)
+esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data)
 {
 	ErpcListener *listener = ERPC_LISTENER(user_data);
-	GIOStream *stream = soup_websocket_connection_get_io_stream(connection);
-	GSocket *socket = g_object_get_data(G_OBJECT(stream), "GSocket");
+	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
+	g_autoptr(GIOStream) base = NULL;
+	g_autoptr(GIOStream) stream = NULL;
+	g_autoptr(SoupWebsocketConnection) connection = NULL;
+	g_autoptr(EsdWsTransport) transport = NULL;
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *peer = NULL;
-	g_autoptr(EsdWsTransport) transport = NULL;
+	GSocket *socket;
 
+	g_object_ref(msg);
 	address = esd_ws_listener_describe_address(soup_server_message_get_remote_address(msg));
 	peer = g_strdup_printf("websocket %s", address);
+	base = soup_server_message_steal_connection(msg);
+	socket = g_object_get_data(G_OBJECT(base), "GSocket");
+	stream = esd_ws_stream_new(base);
+	connection = soup_websocket_connection_new(stream,
+						   soup_server_message_get_uri(msg),
+						   SOUP_WEBSOCKET_CONNECTION_SERVER,
+						   soup_message_headers_get_one(headers, "Origin"),
+						   NULL,
+						   NULL);
 	soup_websocket_connection_set_keepalive_interval(connection, ESD_WS_KEEPALIVE_SECONDS);
 	soup_websocket_connection_set_max_incoming_payload_size(
 	    connection,
 	    erpc_listener_get_max_message_size(listener));
 	transport = esd_ws_transport_new(connection, socket, peer);
+	g_object_unref(msg);
 	erpc_listener_emit_transport(listener, ERPC_TRANSPORT(transport));
 }
 
@@ -209,17 +231,8 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 		return FALSE;
 	}
 	self->server = soup_server_new("server-header", "execserverd/" PACKAGE_VERSION, NULL);
-	/* the protocol does not use compression, and it would allow bombs */
-	soup_server_remove_websocket_extension(self->server, SOUP_TYPE_WEBSOCKET_EXTENSION_DEFLATE);
 	soup_server_add_handler(self->server, "/readyz", esd_ws_listener_readyz_cb, self, NULL);
 	soup_server_add_handler(self->server, "/", esd_ws_listener_root_cb, self, NULL);
-	soup_server_add_websocket_handler(self->server,
-					  "/",
-					  NULL,
-					  NULL,
-					  esd_ws_listener_websocket_cb,
-					  self,
-					  NULL);
 	g_signal_connect(self->server,
 			 "request-started",
 			 G_CALLBACK(esd_ws_listener_request_started_cb),
