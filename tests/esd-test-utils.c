@@ -852,7 +852,7 @@ esd_test_peer_run_exchange(EsdTestPeer *self, const EsdTestExchange *exchange)
 			g_autofree gchar *implemented =
 			    esd_test_reply_error_mismatch(reply, expected_id, -32601, "*");
 			if (implemented == NULL) {
-				g_test_skip_printf("%s is not implemented yet",
+				g_test_skip_printf("%s is not provided by this daemon",
 						   esd_test_json_get_string(request, "method"));
 				return;
 			}
