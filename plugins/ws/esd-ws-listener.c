@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "esd-ws-listener.h"
-#include "esd-ws-stream.h"
 #include "esd-ws-transport.h"
 
 /*
@@ -18,7 +17,6 @@
  * protocol often sends two small messages back to back.
  */
 
-#define ESD_WS_KEEPALIVE_SECONDS 30
 #define ESD_WS_LISTEN_BACKLOG	 1024
 
 struct _EsdWsListener {
@@ -113,15 +111,12 @@ esd_ws_listener_describe_address(GSocketAddress *address)
 	return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(inet));
 }
 
-/* the 101 is out: the connection is ours, with input read in large blocks */
+/* the 101 is out: the connection is ours, framed by EsdWsTransport */
 static void
 esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data)
 {
 	ErpcListener *listener = ERPC_LISTENER(user_data);
-	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
-	g_autoptr(GIOStream) base = NULL;
 	g_autoptr(GIOStream) stream = NULL;
-	g_autoptr(SoupWebsocketConnection) connection = NULL;
 	g_autoptr(EsdWsTransport) transport = NULL;
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *peer = NULL;
@@ -130,20 +125,12 @@ esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data)
 	g_object_ref(msg);
 	address = esd_ws_listener_describe_address(soup_server_message_get_remote_address(msg));
 	peer = g_strdup_printf("websocket %s", address);
-	base = soup_server_message_steal_connection(msg);
-	socket = g_object_get_data(G_OBJECT(base), "GSocket");
-	stream = esd_ws_stream_new(base);
-	connection = soup_websocket_connection_new(stream,
-						   soup_server_message_get_uri(msg),
-						   SOUP_WEBSOCKET_CONNECTION_SERVER,
-						   soup_message_headers_get_one(headers, "Origin"),
-						   NULL,
-						   NULL);
-	soup_websocket_connection_set_keepalive_interval(connection, ESD_WS_KEEPALIVE_SECONDS);
-	soup_websocket_connection_set_max_incoming_payload_size(
-	    connection,
-	    erpc_listener_get_max_message_size(listener));
-	transport = esd_ws_transport_new(connection, socket, peer);
+	stream = soup_server_message_steal_connection(msg);
+	socket = g_object_get_data(G_OBJECT(stream), "GSocket");
+	transport = esd_ws_transport_new(stream,
+					 socket,
+					 peer,
+					 erpc_listener_get_max_message_size(listener));
 	g_object_unref(msg);
 	erpc_listener_emit_transport(listener, ERPC_TRANSPORT(transport));
 }

@@ -2,115 +2,525 @@
 
 #include "config.h"
 
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
+#include <glib-unix.h>
+#include <string.h>
 
 #include "esd-ws-transport.h"
 
 /*
- * One JSON-RPC message per WebSocket message. Text and binary messages are
- * both accepted; everything is sent as text. A protocol violation drops the
- * TCP connection without a Close frame, as the reference does.
+ * The WebSocket framing (RFC 6455, server side) on a connection that
+ * libsoup's SoupServer has upgraded and handed over. One JSON-RPC message
+ * per WebSocket message: text and binary messages are accepted, everything
+ * is sent as text. Frames are read in large blocks and unmasked a word at
+ * a time, and messages are written with one gather write of header and
+ * payload, without copying the payload: libsoup 3.2 reads 1 KiB per call,
+ * unmasks byte by byte and copies every outgoing message, which made large
+ * file transfers slower than the network.
+ *
+ * A message over the size limit is skipped and answered as a malformed
+ * frame; the connection goes on. A protocol violation drops the TCP
+ * connection without a Close frame, as the reference does.
  */
+
+#define ESD_WS_READ_BLOCK	 (256 * 1024)
+#define ESD_WS_KEEPALIVE_SECONDS 30
+#define ESD_WS_MAX_IOV		 64
+#define ESD_WS_CONGESTION_BYTES	 (4 * 1024 * 1024)
+
+enum {
+	ESD_WS_OP_CONTINUATION = 0x0,
+	ESD_WS_OP_TEXT = 0x1,
+	ESD_WS_OP_BINARY = 0x2,
+	ESD_WS_OP_CLOSE = 0x8,
+	ESD_WS_OP_PING = 0x9,
+	ESD_WS_OP_PONG = 0xa,
+};
+
+typedef struct {
+	GBytes *header;
+	GBytes *payload; /* nullable */
+} EsdWsFrame;
+
 struct _EsdWsTransport {
 	ErpcTransport parent_instance;
-	SoupWebsocketConnection *connection;
+	GIOStream *stream;
 	GSocket *socket;
+	GPollableInputStream *input;
+	GPollableOutputStream *output;
+	GSource *in_source;
+	GSource *out_source;
+	GSource *keepalive;
+	gsize max_message_size;
+
+	GByteArray *inbuf;   /* received, not yet parsed */
+	GByteArray *message; /* data frames of the current message */
+	gboolean in_message;
+	gboolean discarding; /* the current message is over the limit */
+	gsize discarded;
+	guint64 skip_remaining;
+	gboolean skip_fin;
+
+	GQueue outq; /* of EsdWsFrame */
+	gsize out_offset;
+	gsize queued;
+	gboolean close_sent;
+	gboolean finished;
 };
 
 G_DEFINE_TYPE(EsdWsTransport, esd_ws_transport, ERPC_TYPE_TRANSPORT)
 
+static void esd_ws_transport_flush(EsdWsTransport *self);
+
 static void
-esd_ws_transport_message_cb(SoupWebsocketConnection *connection,
-			    gint type,
-			    GBytes *message,
-			    EsdWsTransport *self)
+esd_ws_frame_free(EsdWsFrame *frame)
 {
-	gsize len = 0;
-	const gchar *data = g_bytes_get_data(message, &len);
-	erpc_transport_emit_message(ERPC_TRANSPORT(self), data != NULL ? data : "", len);
+	g_bytes_unref(frame->header);
+	if (frame->payload != NULL)
+		g_bytes_unref(frame->payload);
+	g_free(frame);
+}
+
+static gsize
+esd_ws_frame_size(EsdWsFrame *frame)
+{
+	return g_bytes_get_size(frame->header) +
+	       (frame->payload != NULL ? g_bytes_get_size(frame->payload) : 0);
 }
 
 static void
-esd_ws_transport_error_cb(SoupWebsocketConnection *connection,
-			  const GError *error,
-			  EsdWsTransport *self)
+esd_ws_transport_stop(EsdWsTransport *self)
 {
-	g_debug("%s: %s", erpc_transport_get_peer(ERPC_TRANSPORT(self)), error->message);
+	if (self->in_source != NULL) {
+		g_source_destroy(self->in_source);
+		g_clear_pointer(&self->in_source, g_source_unref);
+	}
+	if (self->out_source != NULL) {
+		g_source_destroy(self->out_source);
+		g_clear_pointer(&self->out_source, g_source_unref);
+	}
+	if (self->keepalive != NULL) {
+		g_source_destroy(self->keepalive);
+		g_clear_pointer(&self->keepalive, g_source_unref);
+	}
+}
+
+/* the end: no Close handshake is waited for */
+static void
+esd_ws_transport_finish(EsdWsTransport *self, const GError *error)
+{
+	if (self->finished)
+		return;
+	self->finished = TRUE;
+	esd_ws_transport_stop(self);
+	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
+	self->queued = 0;
+	if (self->socket != NULL)
+		g_socket_shutdown(self->socket, TRUE, TRUE, NULL);
+	g_io_stream_close(self->stream, NULL, NULL);
+	erpc_transport_emit_closed(ERPC_TRANSPORT(self), error);
 }
 
 static void
-esd_ws_transport_closed_cb(SoupWebsocketConnection *connection, EsdWsTransport *self)
+esd_ws_transport_queue(EsdWsTransport *self, guint8 opcode, GBytes *payload)
 {
-	erpc_transport_emit_closed(ERPC_TRANSPORT(self), NULL);
+	gsize len = payload != NULL ? g_bytes_get_size(payload) : 0;
+	guint8 header[10];
+	gsize header_len = 2;
+	EsdWsFrame *frame;
+
+	if (self->finished || self->close_sent)
+		return;
+	header[0] = 0x80 | opcode;
+	if (len < 126) {
+		header[1] = (guint8)len;
+	} else if (len <= G_MAXUINT16) {
+		header[1] = 126;
+		header[2] = (guint8)(len >> 8);
+		header[3] = (guint8)len;
+		header_len = 4;
+	} else {
+		header[1] = 127;
+		for (gint i = 0; i < 8; i++)
+			header[2 + i] = (guint8)((guint64)len >> (56 - 8 * i));
+		header_len = 10;
+	}
+	frame = g_new0(EsdWsFrame, 1);
+	frame->header = g_bytes_new(header, header_len);
+	frame->payload = payload != NULL && len > 0 ? g_bytes_ref(payload) : NULL;
+	g_queue_push_tail(&self->outq, frame);
+	self->queued += esd_ws_frame_size(frame);
+	if (opcode == ESD_WS_OP_CLOSE)
+		self->close_sent = TRUE;
+	if (self->out_source == NULL)
+		esd_ws_transport_flush(self);
+}
+
+static gboolean
+esd_ws_transport_writable_cb(GObject *stream, gpointer user_data)
+{
+	EsdWsTransport *self = ESD_WS_TRANSPORT(user_data);
+	g_clear_pointer(&self->out_source, g_source_unref);
+	g_object_ref(self);
+	esd_ws_transport_flush(self);
+	g_object_unref(self);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+esd_ws_transport_dequeue(EsdWsTransport *self, gsize n)
+{
+	self->queued -= n;
+	while (n > 0) {
+		EsdWsFrame *frame = g_queue_peek_head(&self->outq);
+		gsize left = esd_ws_frame_size(frame) - self->out_offset;
+		if (n < left) {
+			self->out_offset += n;
+			return;
+		}
+		n -= left;
+		self->out_offset = 0;
+		esd_ws_frame_free(g_queue_pop_head(&self->outq));
+	}
+}
+
+/* one gather write of as many queued frames as fit, without copying them */
+static void
+esd_ws_transport_flush(EsdWsTransport *self)
+{
+	while (!g_queue_is_empty(&self->outq) && !self->finished) {
+		GOutputVector iov[ESD_WS_MAX_IOV];
+		gsize n_iov = 0;
+		gsize skip = self->out_offset;
+		gsize written = 0;
+		g_autoptr(GError) error = NULL;
+		GPollableReturn ret;
+
+		for (GList *l = self->outq.head; l != NULL && n_iov + 2 <= ESD_WS_MAX_IOV; l = l->next) {
+			EsdWsFrame *frame = l->data;
+			GBytes *parts[2] = {frame->header, frame->payload};
+			for (guint p = 0; p < 2; p++) {
+				gsize size = 0;
+				const guint8 *data;
+				if (parts[p] == NULL)
+					continue;
+				data = g_bytes_get_data(parts[p], &size);
+				if (skip >= size) {
+					skip -= size;
+					continue;
+				}
+				iov[n_iov].buffer = data + skip;
+				iov[n_iov].size = size - skip;
+				n_iov++;
+				skip = 0;
+			}
+		}
+		ret = g_pollable_output_stream_writev_nonblocking(self->output,
+								  iov,
+								  n_iov,
+								  &written,
+								  NULL,
+								  &error);
+		if (ret == G_POLLABLE_RETURN_WOULD_BLOCK) {
+			self->out_source = g_pollable_output_stream_create_source(self->output, NULL);
+			g_source_set_callback(self->out_source,
+					      G_SOURCE_FUNC(esd_ws_transport_writable_cb),
+					      self,
+					      NULL);
+			g_source_attach(self->out_source, NULL);
+			return;
+		}
+		if (ret == G_POLLABLE_RETURN_FAILED) {
+			g_debug("%s: %s", erpc_transport_get_peer(ERPC_TRANSPORT(self)), error->message);
+			esd_ws_transport_finish(self, error);
+			return;
+		}
+		esd_ws_transport_dequeue(self, written);
+	}
+	/* our Close went out: the connection is done */
+	if (g_queue_is_empty(&self->outq) && self->close_sent)
+		esd_ws_transport_finish(self, NULL);
+}
+
+/* XOR with the 4-byte key, eight bytes at a time */
+static void
+esd_ws_unmask(guint8 *data, gsize len, const guint8 key[4])
+{
+	guint64 key8;
+	gsize i = 0;
+
+	memcpy(&key8, key, 4);
+	memcpy((guint8 *)&key8 + 4, key, 4);
+	for (; i + 8 <= len; i += 8) {
+		guint64 w;
+		memcpy(&w, data + i, 8);
+		w ^= key8;
+		memcpy(data + i, &w, 8);
+	}
+	for (; i < len; i++)
+		data[i] ^= key[i & 3];
+}
+
+static void
+esd_ws_transport_protocol_error(EsdWsTransport *self, const gchar *what)
+{
+	g_autoptr(GError) error =
+	    g_error_new(G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "WebSocket protocol error: %s", what);
+	g_log("execserverd-protocol",
+	      G_LOG_LEVEL_INFO,
+	      "%s: %s",
+	      erpc_transport_get_peer(ERPC_TRANSPORT(self)),
+	      error->message);
+	esd_ws_transport_finish(self, error);
+}
+
+static void
+esd_ws_transport_message_done(EsdWsTransport *self)
+{
+	if (self->discarding) {
+		g_autoptr(GError) error = NULL;
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PARSE,
+			    "message of more than %" G_GSIZE_FORMAT " bytes exceeds the limit of %" G_GSIZE_FORMAT
+			    " bytes",
+			    self->discarded,
+			    self->max_message_size);
+		erpc_transport_emit_frame_error(ERPC_TRANSPORT(self), error);
+	} else {
+		erpc_transport_emit_message(ERPC_TRANSPORT(self),
+					    (const gchar *)self->message->data,
+					    self->message->len);
+	}
+	g_byte_array_set_size(self->message, 0);
+	self->in_message = FALSE;
+	self->discarding = FALSE;
+	self->discarded = 0;
+}
+
+static void
+esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, gsize len)
+{
+	if (opcode == ESD_WS_OP_PING) {
+		g_autoptr(GBytes) pong = g_bytes_new(payload, len);
+		esd_ws_transport_queue(self, ESD_WS_OP_PONG, pong);
+	} else if (opcode == ESD_WS_OP_CLOSE) {
+		/* answer with the peer's code, then the connection ends */
+		g_autoptr(GBytes) reply = g_bytes_new(payload, MIN(len, 2));
+		esd_ws_transport_queue(self, ESD_WS_OP_CLOSE, reply);
+	}
+}
+
+/* parses every complete frame in inbuf; FALSE once the connection is done */
+static gboolean
+esd_ws_transport_parse(EsdWsTransport *self)
+{
+	gsize pos = 0;
+
+	while (!self->finished && !erpc_transport_is_closed(ERPC_TRANSPORT(self))) {
+		guint8 *p = self->inbuf->data + pos;
+		gsize avail = self->inbuf->len - pos;
+		gsize header_len = 2;
+		guint64 len;
+		guint8 opcode;
+		gboolean fin;
+		guint8 *payload;
+
+		/* the rest of a frame of a message over the limit: dropped as it comes */
+		if (self->skip_remaining > 0) {
+			gsize n = (gsize)MIN(self->skip_remaining, (guint64)avail);
+			self->skip_remaining -= n;
+			self->discarded += n;
+			pos += n;
+			if (self->skip_remaining > 0)
+				break;
+			if (self->skip_fin)
+				esd_ws_transport_message_done(self);
+			continue;
+		}
+		if (avail < 2)
+			break;
+		fin = (p[0] & 0x80) != 0;
+		opcode = p[0] & 0x0f;
+		if ((p[0] & 0x70) != 0) {
+			esd_ws_transport_protocol_error(self, "reserved bits set");
+			return FALSE;
+		}
+		if ((p[1] & 0x80) == 0) {
+			esd_ws_transport_protocol_error(self, "unmasked client frame");
+			return FALSE;
+		}
+		len = p[1] & 0x7f;
+		if (len == 126) {
+			if (avail < 4)
+				break;
+			len = (guint64)p[2] << 8 | p[3];
+			header_len = 4;
+		} else if (len == 127) {
+			if (avail < 10)
+				break;
+			len = 0;
+			for (gint i = 0; i < 8; i++)
+				len = len << 8 | p[2 + i];
+			header_len = 10;
+		}
+		header_len += 4;
+		if (opcode >= 0x8) {
+			if (!fin || len > 125) {
+				esd_ws_transport_protocol_error(self, "bad control frame");
+				return FALSE;
+			}
+		} else if (opcode != ESD_WS_OP_CONTINUATION && opcode != ESD_WS_OP_TEXT &&
+			   opcode != ESD_WS_OP_BINARY) {
+			esd_ws_transport_protocol_error(self, "unknown opcode");
+			return FALSE;
+		} else if ((opcode == ESD_WS_OP_CONTINUATION) != self->in_message) {
+			esd_ws_transport_protocol_error(self, "bad fragmentation");
+			return FALSE;
+		}
+		/* a data frame that would take the message over the limit is skipped */
+		if (opcode < 0x8 && !self->discarding &&
+		    len > self->max_message_size - MIN(self->message->len, self->max_message_size)) {
+			self->discarding = TRUE;
+			self->discarded = self->message->len;
+			g_byte_array_set_size(self->message, 0);
+		}
+		if (self->discarding && opcode < 0x8) {
+			if (avail < header_len)
+				break;
+			pos += header_len;
+			self->in_message = TRUE;
+			self->skip_remaining = len;
+			self->skip_fin = fin;
+			if (len == 0 && fin)
+				esd_ws_transport_message_done(self);
+			continue;
+		}
+		if (avail < header_len || avail - header_len < len)
+			break;
+		payload = p + header_len;
+		esd_ws_unmask(payload, len, p + header_len - 4);
+		pos += header_len + len;
+		if (opcode >= 0x8) {
+			esd_ws_transport_control(self, opcode, payload, len);
+			continue;
+		}
+		g_byte_array_append(self->message, payload, (guint)len);
+		self->in_message = TRUE;
+		if (fin)
+			esd_ws_transport_message_done(self);
+	}
+	if (pos > 0 && !self->finished)
+		g_byte_array_remove_range(self->inbuf, 0, (guint)pos);
+	return !self->finished;
+}
+
+static gboolean
+esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
+{
+	EsdWsTransport *self = ESD_WS_TRANSPORT(user_data);
+	g_autoptr(GError) error = NULL;
+	gsize old_len = self->inbuf->len;
+	gssize n;
+
+	g_object_ref(self);
+	g_byte_array_set_size(self->inbuf, (guint)(old_len + ESD_WS_READ_BLOCK));
+	n = g_pollable_input_stream_read_nonblocking(self->input,
+						     self->inbuf->data + old_len,
+						     ESD_WS_READ_BLOCK,
+						     NULL,
+						     &error);
+	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+		g_byte_array_set_size(self->inbuf, (guint)old_len);
+		g_object_unref(self);
+		return G_SOURCE_CONTINUE;
+	}
+	if (n <= 0) {
+		g_byte_array_set_size(self->inbuf, (guint)old_len);
+		/* the peer went away: no Close frame is owed */
+		esd_ws_transport_finish(self, n < 0 ? error : NULL);
+		g_object_unref(self);
+		return G_SOURCE_REMOVE;
+	}
+	g_byte_array_set_size(self->inbuf, (guint)(old_len + (gsize)n));
+	esd_ws_transport_parse(self);
+	g_object_unref(self);
+	return self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static gboolean
+esd_ws_transport_keepalive_cb(gpointer user_data)
+{
+	EsdWsTransport *self = ESD_WS_TRANSPORT(user_data);
+	esd_ws_transport_queue(self, ESD_WS_OP_PING, NULL);
+	return G_SOURCE_CONTINUE;
 }
 
 static void
 esd_ws_transport_send(ErpcTransport *transport, GBytes *message)
 {
-	EsdWsTransport *self = ESD_WS_TRANSPORT(transport);
-	if (soup_websocket_connection_get_state(self->connection) != SOUP_WEBSOCKET_STATE_OPEN)
-		return;
-	soup_websocket_connection_send_message(self->connection, SOUP_WEBSOCKET_DATA_TEXT, message);
-}
-
-/*
- * libsoup queues what the socket does not take, without a bound and without
- * telling how much. The kernel's queue is the signal: once it is mostly
- * full, libsoup's own queue starts to grow.
- */
-static gboolean
-esd_ws_transport_is_congested(ErpcTransport *transport)
-{
-	EsdWsTransport *self = ESD_WS_TRANSPORT(transport);
-	gint fd;
-	gint queued = 0;
-	gint sndbuf = 0;
-	socklen_t len = sizeof(sndbuf);
-
-	if (self->socket == NULL)
-		return FALSE;
-	fd = g_socket_get_fd(self->socket);
-	if (ioctl(fd, SIOCOUTQ, &queued) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) < 0)
-		return FALSE;
-	return queued > sndbuf / 2;
+	esd_ws_transport_queue(ESD_WS_TRANSPORT(transport), ESD_WS_OP_TEXT, message);
 }
 
 static void
 esd_ws_transport_close(ErpcTransport *transport, gboolean abort)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(transport);
+	guint8 going_away[2] = {0x03, 0xe9}; /* 1001 */
+	g_autoptr(GBytes) payload = NULL;
 
-	if (abort && self->socket != NULL) {
-		/* libsoup then sees the end of the stream and cleans up */
-		g_socket_shutdown(self->socket, TRUE, TRUE, NULL);
+	if (abort || self->finished) {
+		esd_ws_transport_finish(self, NULL);
 		return;
 	}
-	if (soup_websocket_connection_get_state(self->connection) == SOUP_WEBSOCKET_STATE_OPEN)
-		soup_websocket_connection_close(self->connection, SOUP_WEBSOCKET_CLOSE_GOING_AWAY, NULL);
+	/* stop reading; the Close frame goes out after what is queued */
+	if (self->in_source != NULL) {
+		g_source_destroy(self->in_source);
+		g_clear_pointer(&self->in_source, g_source_unref);
+	}
+	payload = g_bytes_new(going_away, sizeof(going_away));
+	esd_ws_transport_queue(self, ESD_WS_OP_CLOSE, payload);
+}
+
+static gsize
+esd_ws_transport_get_queued_bytes(ErpcTransport *transport)
+{
+	return ESD_WS_TRANSPORT(transport)->queued;
+}
+
+static gboolean
+esd_ws_transport_is_congested(ErpcTransport *transport)
+{
+	return ESD_WS_TRANSPORT(transport)->queued > ESD_WS_CONGESTION_BYTES;
 }
 
 static void
 esd_ws_transport_dispose(GObject *object)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
-	if (self->connection != NULL) {
-		g_signal_handlers_disconnect_by_data(self->connection, self);
-		if (soup_websocket_connection_get_state(self->connection) == SOUP_WEBSOCKET_STATE_OPEN)
-			soup_websocket_connection_close(self->connection,
-							SOUP_WEBSOCKET_CLOSE_GOING_AWAY,
-							NULL);
-		g_clear_object(&self->connection);
-	}
-	g_clear_object(&self->socket);
+	esd_ws_transport_stop(self);
 	G_OBJECT_CLASS(esd_ws_transport_parent_class)->dispose(object);
+}
+
+static void
+esd_ws_transport_finalize(GObject *object)
+{
+	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
+	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
+	g_byte_array_unref(self->inbuf);
+	g_byte_array_unref(self->message);
+	if (!self->finished)
+		g_io_stream_close(self->stream, NULL, NULL);
+	g_clear_object(&self->stream);
+	g_clear_object(&self->socket);
+	G_OBJECT_CLASS(esd_ws_transport_parent_class)->finalize(object);
 }
 
 static void
 esd_ws_transport_init(EsdWsTransport *self)
 {
+	self->inbuf = g_byte_array_new();
+	self->message = g_byte_array_new();
+	g_queue_init(&self->outq);
 }
 
 static void
@@ -119,21 +529,32 @@ esd_ws_transport_class_init(EsdWsTransportClass *klass)
 	ErpcTransportClass *transport_class = ERPC_TRANSPORT_CLASS(klass);
 
 	G_OBJECT_CLASS(klass)->dispose = esd_ws_transport_dispose;
+	G_OBJECT_CLASS(klass)->finalize = esd_ws_transport_finalize;
 	transport_class->send = esd_ws_transport_send;
 	transport_class->close = esd_ws_transport_close;
-	transport_class->frame_kind = "websocket";
+	transport_class->get_queued_bytes = esd_ws_transport_get_queued_bytes;
 	transport_class->is_congested = esd_ws_transport_is_congested;
+	transport_class->frame_kind = "websocket";
 }
 
 EsdWsTransport *
-esd_ws_transport_new(SoupWebsocketConnection *connection, GSocket *socket, const gchar *peer)
+esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsize max_message_size)
 {
 	EsdWsTransport *self = g_object_new(ESD_TYPE_WS_TRANSPORT, "peer", peer, NULL);
 
-	self->connection = g_object_ref(connection);
+	self->stream = g_object_ref(stream);
 	self->socket = socket != NULL ? g_object_ref(socket) : NULL;
-	g_signal_connect(connection, "message", G_CALLBACK(esd_ws_transport_message_cb), self);
-	g_signal_connect(connection, "error", G_CALLBACK(esd_ws_transport_error_cb), self);
-	g_signal_connect(connection, "closed", G_CALLBACK(esd_ws_transport_closed_cb), self);
+	self->input = G_POLLABLE_INPUT_STREAM(g_io_stream_get_input_stream(stream));
+	self->output = G_POLLABLE_OUTPUT_STREAM(g_io_stream_get_output_stream(stream));
+	self->max_message_size = max_message_size;
+	self->in_source = g_pollable_input_stream_create_source(self->input, NULL);
+	g_source_set_callback(self->in_source,
+			      G_SOURCE_FUNC(esd_ws_transport_readable_cb),
+			      self,
+			      NULL);
+	g_source_attach(self->in_source, NULL);
+	self->keepalive = g_timeout_source_new_seconds(ESD_WS_KEEPALIVE_SECONDS);
+	g_source_set_callback(self->keepalive, esd_ws_transport_keepalive_cb, self, NULL);
+	g_source_attach(self->keepalive, NULL);
 	return self;
 }

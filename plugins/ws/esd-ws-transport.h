@@ -2,7 +2,6 @@
 #pragma once
 
 #include <execrpc.h>
-#include <libsoup/soup.h>
 
 G_BEGIN_DECLS
 
@@ -10,6 +9,6 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(EsdWsTransport, esd_ws_transport, ESD, WS_TRANSPORT, ErpcTransport)
 
 EsdWsTransport *
-esd_ws_transport_new(SoupWebsocketConnection *connection, GSocket *socket, const gchar *peer);
+esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsize max_message_size);
 
 G_END_DECLS
