@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "fs-harness.h"
+
+gchar current_request[512];
+
+void
+error_log_cb(const gchar *log_domain,
+	     GLogLevelFlags log_level,
+	     const gchar *message,
+	     gpointer user_data)
+{
+	if (current_request[0] != '\0')
+		g_printerr("while waiting for the reply to: %s\n", current_request);
+	g_log_default_handler(log_domain, log_level, message, user_data);
+}
+
+const gchar *
+fx_keep(Fx *fx, gchar *text)
+{
+	g_ptr_array_add(fx->strings, text);
+	return text;
+}
+
+/* the native path of the scratch path @rel; "" is the scratch directory */
+const gchar *
+fx_path(Fx *fx, const gchar *rel)
+{
+	if (rel[0] == '\0')
+		return fx->dir;
+	return fx_keep(fx, g_strconcat(fx->dir, "/", rel, NULL));
+}
+
+gchar *
+expand(Fx *fx, const gchar *tmpl, gboolean json)
+{
+	GString *out = g_string_sized_new(strlen(tmpl) + 64);
+
+	for (const gchar *p = tmpl; *p != '\0'; p++) {
+		if ((p[0] == '@' || p[0] == '%') && p[1] == '{') {
+			const gchar *end = strchr(p + 2, '}');
+			g_autofree gchar *rel = NULL;
+			const gchar *path;
+
+			g_assert_nonnull(end);
+			rel = g_strndup(p + 2, (gsize)(end - p - 2));
+			path = fx_path(fx, rel);
+			if (p[0] == '@')
+				g_string_append_printf(out,
+						       json ? "\"file://%s\"" : "file://%s",
+						       path);
+			else
+				g_string_append(out, path);
+			p = end;
+		} else if (json && *p == '\'') {
+			g_string_append_c(out, '"');
+		} else {
+			g_string_append_c(out, *p);
+		}
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* a JSON template, expanded */
+const gchar *
+fx_json(Fx *fx, const gchar *tmpl)
+{
+	return fx_keep(fx, expand(fx, tmpl, TRUE));
+}
+
+/* a text template (error messages), expanded; `'` stays */
+const gchar *
+fx_text(Fx *fx, const gchar *tmpl)
+{
+	return fx_keep(fx, expand(fx, tmpl, FALSE));
+}
+
+Conn *
+conn_new(EsdTestPeer *peer, EsdTestWsClient *client)
+{
+	Conn *conn = g_new0(Conn, 1);
+
+	conn->peer = g_object_ref(peer);
+	conn->client = client != NULL ? g_object_ref(client) : NULL;
+	g_queue_init(&conn->notifications);
+	return conn;
+}
+
+void
+conn_free(Conn *conn)
+{
+	g_queue_clear(&conn->notifications);
+	g_clear_object(&conn->client);
+	g_clear_object(&conn->peer);
+	g_free(conn);
+}
+
+gboolean
+conn_is_open(Conn *conn)
+{
+	return conn->client == NULL || esd_test_ws_client_is_open(conn->client);
+}
+
+JsonNode *
+conn_receive(Fx *fx, Conn *conn, guint timeout_ms)
+{
+	g_autoptr(GBytes) bytes = esd_test_peer_receive(conn->peer, timeout_ms);
+	g_autofree gchar *text = NULL;
+	JsonNode *msg;
+	gsize len = 0;
+	const gchar *data;
+
+	if (bytes == NULL)
+		g_error("the daemon closed the connection (waiting for: %s)", current_request);
+	data = g_bytes_get_data(bytes, &len);
+	g_assert_true(g_utf8_validate_len(data, len, NULL));
+	text = g_strndup(data, len);
+	msg = esd_test_json_parse(text);
+	g_assert_true(JSON_NODE_HOLDS_OBJECT(msg));
+	g_assert_false(json_object_has_member(json_node_get_object(msg), "jsonrpc"));
+	g_ptr_array_add(fx->nodes, msg);
+	return msg;
+}
+
+/* receives until the reply to @id; notifications are queued */
+JsonNode *
+conn_wait_reply(Fx *fx, Conn *conn, guint id, guint timeout_ms)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+
+	for (;;) {
+		gint64 left = deadline - g_get_monotonic_time();
+		JsonNode *msg;
+		JsonNode *msg_id;
+
+		if (left <= 0)
+			g_error("no reply to request %u within %u ms: %s",
+				id,
+				timeout_ms,
+				current_request);
+		msg = conn_receive(fx, conn, (guint)(left / 1000) + 1);
+		msg_id = esd_test_json_get(msg, "id");
+		if (msg_id == NULL) {
+			g_queue_push_tail(&conn->notifications, msg);
+			continue;
+		}
+		if (!JSON_NODE_HOLDS_VALUE(msg_id) ||
+		    json_node_get_value_type(msg_id) != G_TYPE_INT64 ||
+		    json_node_get_int(msg_id) != (gint64)id) {
+			g_autofree gchar *text = esd_test_json_to_string(msg);
+			g_error("expected the reply to request %u, got %s", id, text);
+		}
+		current_request[0] = '\0';
+		return msg;
+	}
+}
+
+/* sends @method with the expanded @params (NULL: no params member) */
+guint
+conn_request(Fx *fx, Conn *conn, const gchar *method, const gchar *params)
+{
+	guint id = ++conn->next_id;
+	g_autofree gchar *text = NULL;
+
+	if (params != NULL)
+		text = g_strdup_printf("{\"id\":%u,\"method\":\"%s\",\"params\":%s}",
+				       id,
+				       method,
+				       params);
+	else
+		text = g_strdup_printf("{\"id\":%u,\"method\":\"%s\"}", id, method);
+	g_snprintf(current_request, sizeof(current_request), "%s", text);
+	esd_test_peer_send_text(conn->peer, text);
+	return id;
+}
+
+/* one request, its reply; @params is a template or NULL */
+JsonNode *
+conn_call(Fx *fx, Conn *conn, const gchar *method, const gchar *params)
+{
+	const gchar *expanded = params != NULL ? fx_json(fx, params) : NULL;
+	guint id = conn_request(fx, conn, method, expanded);
+	return conn_wait_reply(fx, conn, id, WAIT_MS);
+}
+
+void
+describe_reply_failure(JsonNode *reply, const gchar *method, const gchar *what)
+{
+	g_autofree gchar *text = esd_test_json_to_string(reply);
+	g_error("%s: expected %s, got %s", method, what, text);
+}
+
+JsonNode *
+conn_ok(Fx *fx, Conn *conn, const gchar *method, const gchar *params)
+{
+	JsonNode *reply = conn_call(fx, conn, method, params);
+	JsonNode *result = esd_test_json_get(reply, "result");
+
+	if (result == NULL)
+		describe_reply_failure(reply, method, "a result");
+	return result;
+}
+
+void
+conn_expect(Fx *fx, Conn *conn, const gchar *method, const gchar *params, const gchar *expected)
+{
+	JsonNode *reply = conn_call(fx, conn, method, params);
+	g_autofree gchar *want = NULL;
+	g_autoptr(JsonNode) want_node = NULL;
+
+	want = g_strdup_printf("{\"id\":%" G_GINT64_FORMAT ",\"result\":%s}",
+			       esd_test_json_get_int(reply, "id"),
+			       fx_json(fx, expected));
+	want_node = esd_test_json_parse(want);
+	if (!esd_test_json_equal(reply, want_node)) {
+		g_autofree gchar *got = esd_test_json_to_string(reply);
+		g_error("%s %s:\n  got:      %s\n  expected: %s",
+			method,
+			params != NULL ? fx_json(fx, params) : "",
+			got,
+			want);
+	}
+}
+
+void
+conn_fail(Fx *fx,
+	  Conn *conn,
+	  const gchar *method,
+	  const gchar *params,
+	  gint64 code,
+	  const gchar *message)
+{
+	JsonNode *reply = conn_call(fx, conn, method, params);
+	g_autofree gchar *id =
+	    g_strdup_printf("%" G_GINT64_FORMAT, esd_test_json_get_int(reply, "id"));
+	const gchar *pattern = fx_text(fx, message);
+	JsonNode *error_node = esd_test_json_get(reply, "error");
+	JsonNode *code_node = esd_test_json_get(reply, "error.code");
+	JsonNode *message_node = esd_test_json_get(reply, "error.message");
+	g_autofree gchar *text = esd_test_json_to_string(reply);
+
+	if (error_node == NULL || code_node == NULL || message_node == NULL ||
+	    !JSON_NODE_HOLDS_VALUE(code_node) || !JSON_NODE_HOLDS_VALUE(message_node) ||
+	    json_node_get_value_type(message_node) != G_TYPE_STRING ||
+	    json_node_get_value_type(code_node) != G_TYPE_INT64 ||
+	    json_node_get_int(code_node) != code ||
+	    !g_pattern_match_simple(pattern, json_node_get_string(message_node)))
+		g_error("%s %s:\n  got:      %s\n  expected: error %" G_GINT64_FORMAT " \"%s\"",
+			method,
+			params != NULL ? fx_json(fx, params) : "",
+			text,
+			code,
+			pattern);
+	/* exactly {id, error{code, message}}: no data on these */
+	esd_test_peer_assert_reply_error(reply, id, code, pattern);
+}
