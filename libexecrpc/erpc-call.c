@@ -278,6 +278,88 @@ erpc_call_result_end(ErpcCall *self, GString *result)
 	erpc_call_finish(self, message);
 }
 
+/*
+ * Large results are tens of megabytes: fresh memory for each costs page
+ * faults and zeroing that dominate a file read, so the last few buffers are
+ * kept and handed out again.
+ */
+#define ERPC_CALL_POOL_MIN   (4 * 1024 * 1024)
+#define ERPC_CALL_POOL_SLOTS 2
+#define ERPC_CALL_ENVELOPE   256
+
+static GMutex erpc_call_pool_lock;
+static gpointer erpc_call_pool[ERPC_CALL_POOL_SLOTS];
+static gsize erpc_call_pool_size[ERPC_CALL_POOL_SLOTS];
+
+typedef struct {
+	gpointer data;
+	gsize size;
+} ErpcCallBuffer;
+
+static void
+erpc_call_pool_release(gpointer user_data)
+{
+	ErpcCallBuffer *buffer = user_data;
+
+	g_mutex_lock(&erpc_call_pool_lock);
+	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS && buffer->data != NULL; i++) {
+		if (erpc_call_pool[i] == NULL) {
+			erpc_call_pool[i] = buffer->data;
+			erpc_call_pool_size[i] = buffer->size;
+			buffer->data = NULL;
+		}
+	}
+	g_mutex_unlock(&erpc_call_pool_lock);
+	g_free(buffer->data);
+	g_free(buffer);
+}
+
+/**
+ * erpc_call_result_string_new:
+ * @size_hint: the expected size of the result, in bytes
+ *
+ * Returns a string to build a result in for erpc_call_return_gstring().
+ * Large ones reuse the memory of earlier large answers, so that a big file
+ * read does not pay for fresh pages each time. Safe in any thread.
+ *
+ * Returns: (transfer full): an empty string
+ *
+ * Since: 0.1
+ */
+GString *
+erpc_call_result_string_new(gsize size_hint)
+{
+	gsize want = size_hint + ERPC_CALL_ENVELOPE;
+	GString *out;
+	gpointer data = NULL;
+	gsize size = 0;
+
+	if (want < ERPC_CALL_POOL_MIN)
+		return g_string_sized_new(want);
+	g_mutex_lock(&erpc_call_pool_lock);
+	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS; i++) {
+		if (erpc_call_pool[i] != NULL && erpc_call_pool_size[i] >= want) {
+			data = erpc_call_pool[i];
+			size = erpc_call_pool_size[i];
+			erpc_call_pool[i] = NULL;
+			break;
+		}
+	}
+	g_mutex_unlock(&erpc_call_pool_lock);
+	if (data == NULL) {
+		data = g_malloc(want);
+		size = want;
+	}
+	/* GString's fields are public: give it the buffer */
+	out = g_string_sized_new(1);
+	g_free(out->str);
+	out->str = data;
+	out->allocated_len = size;
+	out->len = 0;
+	out->str[0] = '\0';
+	return out;
+}
+
 /**
  * erpc_call_return_gstring:
  * @self: a #ErpcCall
@@ -300,7 +382,15 @@ erpc_call_return_gstring(ErpcCall *self, GString *result)
 	g_string_append(prefix, ",\"result\":");
 	g_string_prepend_len(result, prefix->str, (gssize)prefix->len);
 	g_string_append_c(result, '}');
-	message = g_string_free_to_bytes(result);
+	if (result->allocated_len >= ERPC_CALL_POOL_MIN) {
+		ErpcCallBuffer *buffer = g_new0(ErpcCallBuffer, 1);
+		gsize len = result->len;
+		buffer->size = result->allocated_len;
+		buffer->data = g_string_free(result, FALSE);
+		message = g_bytes_new_with_free_func(buffer->data, len, erpc_call_pool_release, buffer);
+	} else {
+		message = g_string_free_to_bytes(result);
+	}
 	erpc_call_finish(self, message);
 }
 

@@ -31,6 +31,8 @@ void
 erpc_call_return(ErpcCall *self, JsonNode *result);
 void
 erpc_call_return_raw(ErpcCall *self, const gchar *result_json);
+GString *
+erpc_call_result_string_new(gsize size_hint);
 void
 erpc_call_return_gstring(ErpcCall *self, GString *result);
 GString *

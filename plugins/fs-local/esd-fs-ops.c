@@ -93,8 +93,7 @@ esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error)
 		esd_fs_ops_too_large(error);
 		return NULL;
 	}
-	out = g_string_sized_new((size + 2) / 3 * 4 + 20);
-	esd_fs_advise_huge(out->str, out->allocated_len);
+	out = erpc_call_result_string_new((size + 2) / 3 * 4 + 20);
 	g_string_append(out, "{\"dataBase64\":\"");
 	/* the first read asks for one byte more than the size, to see the end */
 	chunk = MIN(size + 1, (gsize)ESD_FS_READ_CHUNK);

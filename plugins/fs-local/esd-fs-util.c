@@ -280,23 +280,3 @@ esd_fs_write_all(gint fd, const guint8 *buf, gsize len, guint64 offset, GError *
 	return TRUE;
 }
 
-/*
- * Asks for transparent huge pages on a big buffer about to be filled: a
- * result of tens of megabytes otherwise costs one page fault per 4 KiB.
- * Only a hint; the range is rounded inwards to whole pages.
- */
-void
-esd_fs_advise_huge(gpointer mem, gsize len)
-{
-	gsize page;
-	guintptr start;
-	guintptr end;
-
-	if (len < 4 * 1024 * 1024)
-		return;
-	page = (gsize)sysconf(_SC_PAGESIZE);
-	start = ((guintptr)mem + page - 1) & ~(guintptr)(page - 1);
-	end = ((guintptr)mem + len) & ~(guintptr)(page - 1);
-	if (end > start)
-		madvise((gpointer)start, end - start, MADV_HUGEPAGE);
-}

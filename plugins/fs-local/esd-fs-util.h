@@ -51,8 +51,6 @@ GBytes *
 esd_fs_base64_decode(const gchar *text, gsize len, GError **error);
 gboolean
 esd_fs_read_all(gint fd, guint8 *buf, gsize len, guint64 offset, gsize *out_len, GError **error);
-void
-esd_fs_advise_huge(gpointer mem, gsize len);
 gboolean
 esd_fs_write_all(gint fd, const guint8 *buf, gsize len, guint64 offset, GError **error);
 
