@@ -284,6 +284,8 @@ erpc_call_result_end(ErpcCall *self, GString *result)
  * kept and handed out again.
  */
 #define ERPC_CALL_POOL_MIN   (4 * 1024 * 1024)
+/* beyond this a buffer is freed: the pool must not pin a huge read's memory */
+#define ERPC_CALL_POOL_MAX   (96 * 1024 * 1024)
 #define ERPC_CALL_POOL_SLOTS 2
 #define ERPC_CALL_ENVELOPE   256
 
@@ -302,7 +304,9 @@ erpc_call_pool_release(gpointer user_data)
 	ErpcCallBuffer *buffer = user_data;
 
 	g_mutex_lock(&erpc_call_pool_lock);
-	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS && buffer->data != NULL; i++) {
+	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS && buffer->data != NULL &&
+			  buffer->size <= ERPC_CALL_POOL_MAX;
+	     i++) {
 		if (erpc_call_pool[i] == NULL) {
 			erpc_call_pool[i] = buffer->data;
 			erpc_call_pool_size[i] = buffer->size;
