@@ -280,6 +280,39 @@ test_expiry(void)
 	g_assert_true(strstr(last_sent(b), "unknown session id") != NULL);
 }
 
+/* large results are answered without copies, and their memory is used again */
+static void
+test_result_pool(void)
+{
+	g_autoptr(EsdMockTransport) t = esd_mock_transport_new();
+	g_autoptr(ErpcConnection) connection =
+	    erpc_connection_new(ERPC_TRANSPORT(t), 1024 * 1024, ERPC_JSON_MAX_DEPTH);
+	const gchar *text = "{\"id\":7,\"method\":\"x\"}";
+	g_autoptr(ErpcMessage) request = erpc_message_parse(text, strlen(text), 1024, 64, NULL);
+	g_autoptr(ErpcCall) call = erpc_call_new(connection, request);
+	g_autoptr(ErpcCall) call2 = erpc_call_new(connection, request);
+	GString *result = erpc_call_result_string_new(8 * 1024 * 1024);
+	GString *again;
+	gpointer first;
+
+	g_assert_cmpuint(result->allocated_len, >=, 8 * 1024 * 1024);
+	first = result->str;
+	g_string_append(result, "{\"big\":true}");
+	erpc_call_return_gstring(call, result);
+	g_assert_cmpstr(last_sent(t), ==, "{\"id\":7,\"result\":{\"big\":true}}");
+	/* the message was written and freed: its buffer is handed out again */
+	again = erpc_call_result_string_new(4 * 1024 * 1024);
+	g_assert_true(again->str == first);
+	g_assert_cmpuint(again->len, ==, 0);
+	g_string_append(again, "[]");
+	erpc_call_return_gstring(call2, again);
+	g_assert_cmpstr(last_sent(t), ==, "{\"id\":7,\"result\":[]}");
+	/* small results are plain strings */
+	result = erpc_call_result_string_new(16);
+	g_assert_cmpuint(result->allocated_len, <, 4 * 1024 * 1024);
+	g_string_free(result, TRUE);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -301,5 +334,6 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/server/dispatcher/late-answer", test_late_answer);
 	g_test_add_func("/execserverd/server/dispatcher/resume", test_resume);
 	g_test_add_func("/execserverd/server/dispatcher/expiry", test_expiry);
+	g_test_add_func("/execserverd/server/dispatcher/result-pool", test_result_pool);
 	return g_test_run();
 }
