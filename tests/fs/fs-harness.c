@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fs-harness.h"
 
@@ -256,4 +261,157 @@ conn_fail(Fx *fx,
 			pattern);
 	/* exactly {id, error{code, message}}: no data on these */
 	esd_test_peer_assert_reply_error(reply, id, code, pattern);
+}
+
+void
+conn_sync(Fx *fx, Conn *conn)
+{
+	conn_expect(fx, conn, "environment/status", NULL, "{'status':'ready'}");
+}
+
+JsonNode *
+conn_initialize(Fx *fx, Conn *conn, const gchar *resume_session_id)
+{
+	g_autofree gchar *params =
+	    resume_session_id != NULL
+		? g_strdup_printf("{'clientName':'esd-test-fs','resumeSessionId':'%s'}",
+				  resume_session_id)
+		: g_strdup("{'clientName':'esd-test-fs'}");
+	JsonNode *result = conn_ok(fx, conn, "initialize", params);
+
+	esd_test_peer_send_text(conn->peer, "{\"method\":\"initialized\"}");
+	return result;
+}
+
+/* disk */
+
+gboolean
+safe_path(const gchar *path)
+{
+	for (const gchar *p = path; *p != '\0'; p++) {
+		if (!g_ascii_isalnum(*p) && strchr("/._-", *p) == NULL)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* removes @path and everything below it, without following symlinks */
+void
+rm_rf(const gchar *path)
+{
+	GStatBuf st;
+
+	if (g_lstat(path, &st) != 0)
+		return;
+	if (S_ISDIR(st.st_mode)) {
+		g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+		g_autoptr(GDir) dir = NULL;
+		const gchar *name;
+
+		g_chmod(path, 0700);
+		dir = g_dir_open(path, 0, NULL);
+		while (dir != NULL && (name = g_dir_read_name(dir)) != NULL)
+			g_ptr_array_add(names, g_build_filename(path, name, NULL));
+		for (guint i = 0; i < names->len; i++)
+			rm_rf(g_ptr_array_index(names, i));
+		g_rmdir(path);
+	} else {
+		g_unlink(path);
+	}
+}
+
+void
+disk_write(Fx *fx, const gchar *rel, const gchar *data, gssize len)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *path = fx_path(fx, rel);
+	int fd;
+	gsize size = len < 0 ? strlen(data) : (gsize)len;
+
+	fd = g_open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		g_error("open %s: %s", path, g_strerror(errno));
+	for (gsize done = 0; done < size;) {
+		gssize n = write(fd, data + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			g_error("write %s: %s", path, g_strerror(errno));
+		done += (gsize)n;
+	}
+	g_close(fd, &error);
+	g_assert_no_error(error);
+}
+
+void
+disk_mkdir(Fx *fx, const gchar *rel)
+{
+	const gchar *path = fx_path(fx, rel);
+	if (g_mkdir_with_parents(path, 0755) != 0)
+		g_error("mkdir %s: %s", path, g_strerror(errno));
+}
+
+void
+disk_symlink(Fx *fx, const gchar *target, const gchar *rel)
+{
+	const gchar *path = fx_path(fx, rel);
+	if (symlink(target, path) != 0)
+		g_error("symlink %s: %s", path, g_strerror(errno));
+}
+
+void
+disk_fifo(Fx *fx, const gchar *rel)
+{
+	const gchar *path = fx_path(fx, rel);
+	if (mkfifo(path, 0644) != 0)
+		g_error("mkfifo %s: %s", path, g_strerror(errno));
+}
+
+GBytes *
+disk_read(Fx *fx, const gchar *rel)
+{
+	g_autoptr(GError) error = NULL;
+	gchar *data = NULL;
+	gsize len = 0;
+
+	if (!g_file_get_contents(fx_path(fx, rel), &data, &len, &error))
+		g_error("%s", error->message);
+	return g_bytes_new_take(data, len);
+}
+
+void
+disk_assert_content(Fx *fx, const gchar *rel, const gchar *data, gssize len)
+{
+	g_autoptr(GBytes) bytes = disk_read(fx, rel);
+	gsize size = len < 0 ? strlen(data) : (gsize)len;
+	gsize got_len = 0;
+	const gchar *got = g_bytes_get_data(bytes, &got_len);
+
+	if (got_len != size || (size > 0 && memcmp(got, data, size) != 0)) {
+		g_autofree gchar *got_text = g_strndup(got, MIN(got_len, 200));
+		g_autofree gchar *want_text = g_strndup(data, MIN(size, 200));
+		g_autofree gchar *got_escaped = g_strescape(got_text, NULL);
+		g_autofree gchar *want_escaped = g_strescape(want_text, NULL);
+		g_error("content of %s: %" G_GSIZE_FORMAT " bytes \"%s\", expected %" G_GSIZE_FORMAT
+			" bytes \"%s\"",
+			rel,
+			got_len,
+			got_escaped,
+			size,
+			want_escaped);
+	}
+}
+
+gboolean
+disk_exists(Fx *fx, const gchar *rel)
+{
+	GStatBuf st;
+	return g_lstat(fx_path(fx, rel), &st) == 0;
+}
+
+void
+disk_assert_missing(Fx *fx, const gchar *rel)
+{
+	if (disk_exists(fx, rel))
+		g_error("%s exists, it should not", rel);
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <sys/types.h>
+
 #include "esd-test-utils.h"
 
 G_BEGIN_DECLS
@@ -122,5 +124,41 @@ conn_fail(Fx *fx,
 	  const gchar *params,
 	  gint64 code,
 	  const gchar *message);
+
+void
+conn_sync(Fx *fx, Conn *conn);
+
+JsonNode *
+conn_initialize(Fx *fx, Conn *conn, const gchar *resume_session_id);
+
+gboolean
+safe_path(const gchar *path);
+
+void
+rm_rf(const gchar *path);
+
+void
+disk_write(Fx *fx, const gchar *rel, const gchar *data, gssize len);
+
+void
+disk_mkdir(Fx *fx, const gchar *rel);
+
+void
+disk_symlink(Fx *fx, const gchar *target, const gchar *rel);
+
+void
+disk_fifo(Fx *fx, const gchar *rel);
+
+GBytes *
+disk_read(Fx *fx, const gchar *rel);
+
+void
+disk_assert_content(Fx *fx, const gchar *rel, const gchar *data, gssize len);
+
+gboolean
+disk_exists(Fx *fx, const gchar *rel);
+
+void
+disk_assert_missing(Fx *fx, const gchar *rel);
 
 G_END_DECLS
