@@ -5,6 +5,7 @@
 #include "erpc-call.h"
 #include "erpc-error.h"
 #include "erpc-json.h"
+#include "erpc-message-private.h"
 
 #include <string.h>
 
@@ -93,6 +94,56 @@ erpc_call_get_params(ErpcCall *self)
 	return erpc_message_get_params(self->request);
 }
 
+/**
+ * erpc_call_get_blob:
+ * @self: a #ErpcCall
+ * @params: the params object given to the handler
+ * @member: a required string member
+ * @len: (out): the length of the string
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads a string that may be tens of megabytes without copying it: for a
+ * method registered with %ERPC_METHOD_FLAG_BLOBS, a large string is read in
+ * the received frame itself. The other large strings of the request are
+ * then put into @params, so call this before reading anything else. The
+ * text is valid as long as @self, is not terminated and holds no escapes.
+ *
+ * Returns: (transfer none): the text, or %NULL with
+ *   %ERPC_ERROR_INVALID_PARAMS when the member is missing or not a string
+ *
+ * Since: 0.1
+ */
+const gchar *
+erpc_call_get_blob(ErpcCall *self,
+		   JsonObject *params,
+		   const gchar *member,
+		   gsize *len,
+		   GError **error)
+{
+	const gchar *text = NULL;
+	const gchar *data = NULL;
+	gsize data_len = 0;
+
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	g_return_val_if_fail(params != NULL && member != NULL && len != NULL, NULL);
+	if (!erpc_json_require_string(params, member, &text, error))
+		return NULL;
+	if (_erpc_message_take_blob(self->request,
+				    json_object_get_member(params, member),
+				    &data,
+				    &data_len)) {
+		erpc_message_expand(self->request);
+		*len = data_len;
+		return data;
+	}
+	erpc_message_expand(self->request);
+	/* the tree may have changed: read the member again */
+	if (!erpc_json_require_string(params, member, &text, error))
+		return NULL;
+	*len = strlen(text);
+	return text;
+}
+
 static void
 erpc_call_connection_cancelled_cb(GCancellable *connection_cancellable, ErpcCall *self)
 {
@@ -114,10 +165,11 @@ erpc_call_get_cancellable(ErpcCall *self)
 	if (self->cancellable == NULL) {
 		GCancellable *parent = erpc_connection_get_cancellable(self->connection);
 		self->cancellable = g_cancellable_new();
-		self->cancel_id = g_cancellable_connect(parent,
-							G_CALLBACK(erpc_call_connection_cancelled_cb),
-							self,
-							NULL);
+		self->cancel_id =
+		    g_cancellable_connect(parent,
+					  G_CALLBACK(erpc_call_connection_cancelled_cb),
+					  self,
+					  NULL);
 	}
 	return self->cancellable;
 }
@@ -283,7 +335,7 @@ erpc_call_result_end(ErpcCall *self, GString *result)
  * faults and zeroing that dominate a file read, so the last few buffers are
  * kept and handed out again.
  */
-#define ERPC_CALL_POOL_MIN   (4 * 1024 * 1024)
+#define ERPC_CALL_POOL_MIN (4 * 1024 * 1024)
 /* beyond this a buffer is freed: the pool must not pin a huge read's memory */
 #define ERPC_CALL_POOL_MAX   (96 * 1024 * 1024)
 #define ERPC_CALL_POOL_SLOTS 2
@@ -304,8 +356,8 @@ erpc_call_pool_release(gpointer user_data)
 	ErpcCallBuffer *buffer = user_data;
 
 	g_mutex_lock(&erpc_call_pool_lock);
-	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS && buffer->data != NULL &&
-			  buffer->size <= ERPC_CALL_POOL_MAX;
+	for (guint i = 0;
+	     i < ERPC_CALL_POOL_SLOTS && buffer->data != NULL && buffer->size <= ERPC_CALL_POOL_MAX;
 	     i++) {
 		if (erpc_call_pool[i] == NULL) {
 			erpc_call_pool[i] = buffer->data;
@@ -391,7 +443,8 @@ erpc_call_return_gstring(ErpcCall *self, GString *result)
 		gsize len = result->len;
 		buffer->size = result->allocated_len;
 		buffer->data = g_string_free(result, FALSE);
-		message = g_bytes_new_with_free_func(buffer->data, len, erpc_call_pool_release, buffer);
+		message =
+		    g_bytes_new_with_free_func(buffer->data, len, erpc_call_pool_release, buffer);
 	} else {
 		message = g_string_free_to_bytes(result);
 	}

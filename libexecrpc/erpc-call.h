@@ -18,6 +18,12 @@ JsonNode *
 erpc_call_get_id(ErpcCall *self);
 JsonNode *
 erpc_call_get_params(ErpcCall *self);
+const gchar *
+erpc_call_get_blob(ErpcCall *self,
+		   JsonObject *params,
+		   const gchar *member,
+		   gsize *len,
+		   GError **error);
 GCancellable *
 erpc_call_get_cancellable(ErpcCall *self);
 gboolean

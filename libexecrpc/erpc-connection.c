@@ -4,6 +4,7 @@
 
 #include "erpc-connection.h"
 #include "erpc-error.h"
+#include "erpc-transport-private.h"
 
 /**
  * ErpcConnection:
@@ -44,9 +45,19 @@ erpc_connection_message_cb(ErpcTransport *transport,
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(ErpcMessage) message = NULL;
+	GBytes *frame = _erpc_transport_get_delivering(transport);
 
-	message =
-	    erpc_message_parse(data, (gsize)len, self->max_message_size, self->max_depth, &error);
+	if (frame != NULL)
+		message = erpc_message_parse_bytes(frame,
+						   self->max_message_size,
+						   self->max_depth,
+						   &error);
+	else
+		message = erpc_message_parse(data,
+					     (gsize)len,
+					     self->max_message_size,
+					     self->max_depth,
+					     &error);
 	if (message == NULL) {
 		g_signal_emit(self, erpc_connection_signals[SIGNAL_MALFORMED], 0, error);
 		return;
@@ -55,9 +66,7 @@ erpc_connection_message_cb(ErpcTransport *transport,
 }
 
 static void
-erpc_connection_frame_error_cb(ErpcTransport *transport,
-			       const GError *error,
-			       ErpcConnection *self)
+erpc_connection_frame_error_cb(ErpcTransport *transport, const GError *error, ErpcConnection *self)
 {
 	g_signal_emit(self, erpc_connection_signals[SIGNAL_MALFORMED], 0, error);
 }
@@ -274,16 +283,17 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
 	 *
 	 * Since: 0.1
 	 */
-	erpc_connection_signals[SIGNAL_MESSAGE] = g_signal_new("message",
-							       G_TYPE_FROM_CLASS(klass),
-							       G_SIGNAL_RUN_LAST,
-							       0,
-							       NULL,
-							       NULL,
-							       NULL,
-							       G_TYPE_NONE,
-							       1,
-							       ERPC_TYPE_MESSAGE | G_SIGNAL_TYPE_STATIC_SCOPE);
+	erpc_connection_signals[SIGNAL_MESSAGE] =
+	    g_signal_new("message",
+			 G_TYPE_FROM_CLASS(klass),
+			 G_SIGNAL_RUN_LAST,
+			 0,
+			 NULL,
+			 NULL,
+			 NULL,
+			 G_TYPE_NONE,
+			 1,
+			 ERPC_TYPE_MESSAGE | G_SIGNAL_TYPE_STATIC_SCOPE);
 	/**
 	 * ErpcConnection::malformed:
 	 * @self: the connection
@@ -291,16 +301,17 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
 	 *
 	 * Since: 0.1
 	 */
-	erpc_connection_signals[SIGNAL_MALFORMED] = g_signal_new("malformed",
-								 G_TYPE_FROM_CLASS(klass),
-								 G_SIGNAL_RUN_LAST,
-								 0,
-								 NULL,
-								 NULL,
-								 NULL,
-								 G_TYPE_NONE,
-								 1,
-								 G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
+	erpc_connection_signals[SIGNAL_MALFORMED] =
+	    g_signal_new("malformed",
+			 G_TYPE_FROM_CLASS(klass),
+			 G_SIGNAL_RUN_LAST,
+			 0,
+			 NULL,
+			 NULL,
+			 NULL,
+			 G_TYPE_NONE,
+			 1,
+			 G_TYPE_ERROR | G_SIGNAL_TYPE_STATIC_SCOPE);
 	/**
 	 * ErpcConnection::closed:
 	 * @self: the connection

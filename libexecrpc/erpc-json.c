@@ -5,10 +5,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "erpc-error.h"
-#include "erpc-json.h"
 #include "erpc-json-private.h"
+#include "erpc-json.h"
 
 /* longest string value quoted back in an error message */
 #define ERPC_JSON_DESCRIBE_MAX 64
@@ -179,8 +182,8 @@ erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GArray **spans,
 	return FALSE;
 }
 
-#define ERPC_SWAR_ONES	 G_GUINT64_CONSTANT(0x0101010101010101)
-#define ERPC_SWAR_HIGHS	 G_GUINT64_CONSTANT(0x8080808080808080)
+#define ERPC_SWAR_ONES	  G_GUINT64_CONSTANT(0x0101010101010101)
+#define ERPC_SWAR_HIGHS	  G_GUINT64_CONSTANT(0x8080808080808080)
 #define ERPC_SWAR_ZERO(v) (((v)-ERPC_SWAR_ONES) & ~(v)&ERPC_SWAR_HIGHS)
 
 /* eight string bytes at a time: TRUE when none is a quote, backslash, control or non-ASCII */
@@ -194,11 +197,36 @@ erpc_json_plain8(const gchar *p)
 	       ERPC_SWAR_ZERO(w ^ (ERPC_SWAR_ONES * '\\')) == 0;
 }
 
+/* the start of the first of up to @len string bytes that is not plain, or @len */
+static inline gsize
+erpc_json_skip_plain(const gchar *p, gsize len)
+{
+	gsize i = 0;
+#ifdef __SSE2__
+	/* as signed bytes, controls and non-ASCII bytes are both below 0x20 */
+	const __m128i quote = _mm_set1_epi8('"');
+	const __m128i backslash = _mm_set1_epi8('\\');
+	const __m128i space = _mm_set1_epi8(0x20);
+	for (; i + 16 <= len; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i special = _mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+		    _mm_cmplt_epi8(v, space));
+		if (_mm_movemask_epi8(special) != 0)
+			break;
+	}
+#endif
+	while (i + 8 <= len && erpc_json_plain8(p + i))
+		i += 8;
+	return i;
+}
+
 /* whether the string that ended before pos is a member name */
 static gboolean
 erpc_json_is_key(const gchar *data, gsize len, gsize pos)
 {
-	while (pos < len && (data[pos] == ' ' || data[pos] == '\t' || data[pos] == '\r' || data[pos] == '\n'))
+	while (pos < len &&
+	       (data[pos] == ' ' || data[pos] == '\t' || data[pos] == '\r' || data[pos] == '\n'))
 		pos++;
 	return pos < len && data[pos] == ':';
 }
@@ -226,8 +254,8 @@ erpc_json_scan(const gchar *data,
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PARSE,
-			    "message of %" G_GSIZE_FORMAT " bytes exceeds the limit of %" G_GSIZE_FORMAT
-			    " bytes",
+			    "message of %" G_GSIZE_FORMAT
+			    " bytes exceeds the limit of %" G_GSIZE_FORMAT " bytes",
 			    len,
 			    max_size);
 		return FALSE;
@@ -235,8 +263,7 @@ erpc_json_scan(const gchar *data,
 	for (gsize i = 0; i < len; i++) {
 		guchar c = (guchar)data[i];
 		if (in_string) {
-			while (i + 8 <= len && erpc_json_plain8(data + i))
-				i += 8;
+			i += erpc_json_skip_plain(data + i, len - i);
 			if (i >= len)
 				break;
 			c = (guchar)data[i];
@@ -252,21 +279,26 @@ erpc_json_scan(const gchar *data,
 						return FALSE;
 				} else if (i < len && strchr("\"\\/bfnrt", data[i]) == NULL) {
 					/* json-glib would take octal and unknown escapes too */
-					g_set_error(error,
-						    ERPC_ERROR,
-						    ERPC_ERROR_PARSE,
-						    "invalid escape at line %u column %" G_GSIZE_FORMAT,
-						    line,
-						    i - line_start + 1);
+					g_set_error(
+					    error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_PARSE,
+					    "invalid escape at line %u column %" G_GSIZE_FORMAT,
+					    line,
+					    i - line_start + 1);
 					return FALSE;
 				}
 			} else if (c == '"') {
 				in_string = FALSE;
 				if (depth == 0)
 					seen_value = TRUE;
-				if (spans != NULL && !escaped && i - string_start >= ERPC_JSON_BIG_STRING &&
+				if (spans != NULL && !escaped &&
+				    i - string_start >= ERPC_JSON_BIG_STRING &&
 				    !erpc_json_is_key(data, len, i + 1))
-					erpc_json_add_span(spans, string_start, i - string_start, FALSE);
+					erpc_json_add_span(spans,
+							   string_start,
+							   i - string_start,
+							   FALSE);
 			} else if (c < 0x20) {
 				if (c == 0)
 					goto encoding;
@@ -335,12 +367,13 @@ erpc_json_scan(const gchar *data,
 			 * this also refuses NUL bytes and non-ASCII outside strings
 			 */
 			if (!g_ascii_isalpha(c)) {
-				g_set_error(error,
-					    ERPC_ERROR,
-					    ERPC_ERROR_PARSE,
-					    "unexpected character at line %u column %" G_GSIZE_FORMAT,
-					    line,
-					    i - line_start + 1);
+				g_set_error(
+				    error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "unexpected character at line %u column %" G_GSIZE_FORMAT,
+				    line,
+				    i - line_start + 1);
 				return FALSE;
 			}
 			/* true, false, null */
@@ -438,16 +471,44 @@ erpc_json_rewrite_parse_error(const gchar *message)
  * a placeholder is "\001erpc-big-NONCE-INDEX\001": the nonce is random for
  * every parse, so that a peer cannot write a string that would be replaced
  */
-typedef struct {
+struct _ErpcJsonBlobs {
 	const gchar *data;
 	GArray *spans;
-	gchar *prefix; /* "\001erpc-big-NONCE-" */
-	gboolean *patched;
-} ErpcJsonPatch;
+	gchar *prefix;	   /* "\001erpc-big-NONCE-" */
+	gboolean *patched; /* put back, or handed out by _erpc_json_blobs_lookup() */
+};
 
-/* puts the big strings back in place of their placeholders */
-static void
-erpc_json_patch_node(JsonNode *node, ErpcJsonPatch *patch)
+void
+_erpc_json_blobs_free(ErpcJsonBlobs *blobs)
+{
+	if (blobs == NULL)
+		return;
+	g_array_unref(blobs->spans);
+	g_free(blobs->prefix);
+	g_free(blobs->patched);
+	g_free(blobs);
+}
+
+/* the span a placeholder stands for, or NULL */
+static ErpcJsonSpan *
+erpc_json_blobs_find(ErpcJsonBlobs *blobs, const gchar *text, guint *index_out)
+{
+	gchar *end = NULL;
+	guint64 index;
+
+	if (text == NULL || text[0] != '\001' || !g_str_has_prefix(text, blobs->prefix))
+		return NULL;
+	index = g_ascii_strtoull(text + strlen(blobs->prefix), &end, 10);
+	if (end == NULL || g_strcmp0(end, "\001") != 0 || index >= blobs->spans->len ||
+	    blobs->patched[index])
+		return NULL;
+	*index_out = (guint)index;
+	return &g_array_index(blobs->spans, ErpcJsonSpan, index);
+}
+
+/* puts the big strings under @node back in place of their placeholders */
+void
+_erpc_json_blobs_expand(ErpcJsonBlobs *blobs, JsonNode *node)
 {
 	if (JSON_NODE_HOLDS_OBJECT(node)) {
 		JsonObjectIter iter;
@@ -455,29 +516,43 @@ erpc_json_patch_node(JsonNode *node, ErpcJsonPatch *patch)
 		JsonNode *member;
 		json_object_iter_init(&iter, json_node_get_object(node));
 		while (json_object_iter_next(&iter, &name, &member))
-			erpc_json_patch_node(member, patch);
+			_erpc_json_blobs_expand(blobs, member);
 	} else if (JSON_NODE_HOLDS_ARRAY(node)) {
 		JsonArray *array = json_node_get_array(node);
 		for (guint i = 0; i < json_array_get_length(array); i++)
-			erpc_json_patch_node(json_array_get_element(array, i), patch);
+			_erpc_json_blobs_expand(blobs, json_array_get_element(array, i));
 	} else if (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING) {
-		const gchar *text = json_node_get_string(node);
-		gchar *end = NULL;
-		guint64 index;
-		ErpcJsonSpan *span;
 		g_autofree gchar *big = NULL;
+		ErpcJsonSpan *span;
+		guint index = 0;
 
-		if (!g_str_has_prefix(text, patch->prefix))
+		span = erpc_json_blobs_find(blobs, json_node_get_string(node), &index);
+		if (span == NULL)
 			return;
-		index = g_ascii_strtoull(text + strlen(patch->prefix), &end, 10);
-		if (end == NULL || g_strcmp0(end, "\001") != 0 || index >= patch->spans->len ||
-		    patch->patched[index])
-			return;
-		patch->patched[index] = TRUE;
-		span = &g_array_index(patch->spans, ErpcJsonSpan, index);
-		big = g_strndup(patch->data + span->start, span->len);
+		blobs->patched[index] = TRUE;
+		big = g_strndup(blobs->data + span->start, span->len);
 		json_node_set_string(node, big);
 	}
+}
+
+/*
+ * The text a placeholder stands for, inside the parsed data: not
+ * terminated, and never handed out twice. FALSE when @text is no
+ * placeholder of this parse.
+ */
+gboolean
+_erpc_json_blobs_lookup(ErpcJsonBlobs *blobs, const gchar *text, const gchar **data, gsize *len)
+{
+	ErpcJsonSpan *span;
+	guint index = 0;
+
+	span = erpc_json_blobs_find(blobs, text, &index);
+	if (span == NULL)
+		return FALSE;
+	blobs->patched[index] = TRUE;
+	*data = blobs->data + span->start;
+	*len = span->len;
+	return TRUE;
 }
 
 static JsonNode *
@@ -502,34 +577,43 @@ erpc_json_parse_text(JsonParser *parser, const gchar *data, gsize len, GError **
 	return root;
 }
 
-/* for erpc_message_parse(): also tells whether an integer was clamped */
+/*
+ * for erpc_message_parse(): also tells whether an integer was clamped. With
+ * @blobs, big strings stay placeholders and *@blobs tells where their text
+ * is in @data, which the caller keeps alive; without, they are put back.
+ */
 JsonNode *
 _erpc_json_parse_full(const gchar *data,
 		      gsize len,
 		      gsize max_size,
 		      guint max_depth,
 		      gboolean *clamped,
+		      ErpcJsonBlobs **blobs,
 		      GError **error)
 {
 	g_autoptr(GArray) spans = NULL;
 	g_autoptr(GString) reduced = NULL;
 	g_autoptr(JsonParser) parser = NULL;
 	g_autofree gchar *nonce = NULL;
-	g_autofree gchar *prefix = NULL;
-	g_autofree gboolean *patched = NULL;
-	ErpcJsonPatch patch;
+	ErpcJsonBlobs *found;
 	JsonNode *root;
 	gsize pos = 0;
 	guint n_big = 0;
 
 	if (clamped != NULL)
 		*clamped = FALSE;
+	if (blobs != NULL)
+		*blobs = NULL;
 	if (!erpc_json_scan(data, len, max_size, max_depth, &spans, error))
 		return NULL;
 	if (spans == NULL)
 		return erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
 
-	nonce = g_strdup_printf("%08x%08x", g_random_int(), g_random_int());
+	nonce = g_strdup_printf("%08x%08x%08x%08x",
+				g_random_int(),
+				g_random_int(),
+				g_random_int(),
+				g_random_int());
 	reduced = g_string_sized_new(1024);
 	for (guint i = 0; i < spans->len; i++) {
 		ErpcJsonSpan *span = &g_array_index(spans, ErpcJsonSpan, i);
@@ -546,19 +630,26 @@ _erpc_json_parse_full(const gchar *data,
 	}
 	g_string_append_len(reduced, data + pos, (gssize)(len - pos));
 	if (n_big == 0)
-		return erpc_json_parse_text(erpc_json_get_parser(), reduced->str, reduced->len, error);
+		return erpc_json_parse_text(erpc_json_get_parser(),
+					    reduced->str,
+					    reduced->len,
+					    error);
 	/* a mutable tree, so that the strings can be put back */
 	parser = json_parser_new();
 	root = erpc_json_parse_text(parser, reduced->str, reduced->len, error);
 	if (root == NULL)
 		return NULL;
-	patched = g_new0(gboolean, spans->len);
-	prefix = g_strdup_printf("\001erpc-big-%s-", nonce);
-	patch.data = data;
-	patch.spans = spans;
-	patch.prefix = prefix;
-	patch.patched = patched;
-	erpc_json_patch_node(root, &patch);
+	found = g_new0(ErpcJsonBlobs, 1);
+	found->data = data;
+	found->patched = g_new0(gboolean, spans->len);
+	found->spans = g_steal_pointer(&spans);
+	found->prefix = g_strdup_printf("\001erpc-big-%s-", nonce);
+	if (blobs != NULL) {
+		*blobs = found;
+		return root;
+	}
+	_erpc_json_blobs_expand(found, root);
+	_erpc_json_blobs_free(found);
 	return root;
 }
 
@@ -583,7 +674,7 @@ _erpc_json_parse_full(const gchar *data,
 JsonNode *
 erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, error);
+	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, NULL, error);
 }
 
 /**
@@ -608,13 +699,15 @@ erpc_json_describe(JsonNode *node)
 		return g_strdup("sequence");
 	switch (json_node_get_value_type(node)) {
 	case G_TYPE_BOOLEAN:
-		return g_strdup_printf("boolean `%s`", json_node_get_boolean(node) ? "true" : "false");
+		return g_strdup_printf("boolean `%s`",
+				       json_node_get_boolean(node) ? "true" : "false");
 	case G_TYPE_INT64:
 		return g_strdup_printf("integer `%" G_GINT64_FORMAT "`", json_node_get_int(node));
 	case G_TYPE_DOUBLE: {
 		gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-		return g_strdup_printf("floating point `%s`",
-				       g_ascii_dtostr(buf, sizeof(buf), json_node_get_double(node)));
+		return g_strdup_printf(
+		    "floating point `%s`",
+		    g_ascii_dtostr(buf, sizeof(buf), json_node_get_double(node)));
 	}
 	case G_TYPE_STRING: {
 		const gchar *str = json_node_get_string(node);
@@ -672,7 +765,8 @@ erpc_json_check_unit(JsonNode *params, GError **error)
 {
 	if (params == NULL || JSON_NODE_HOLDS_NULL(params))
 		return TRUE;
-	if (JSON_NODE_HOLDS_OBJECT(params) && json_object_get_size(json_node_get_object(params)) == 0)
+	if (JSON_NODE_HOLDS_OBJECT(params) &&
+	    json_object_get_size(json_node_get_object(params)) == 0)
 		return TRUE;
 	/* the reference names any number just "number" here */
 	if (JSON_NODE_HOLDS_VALUE(params) && (json_node_get_value_type(params) == G_TYPE_INT64 ||
@@ -1126,8 +1220,8 @@ erpc_json_get_enum(JsonObject *obj,
 		   gint *out,
 		   GError **error)
 {
-	JsonNode *node = default_value < 0 ? json_object_get_member(obj, member)
-					   : erpc_json_member(obj, member);
+	JsonNode *node =
+	    default_value < 0 ? json_object_get_member(obj, member) : erpc_json_member(obj, member);
 	const gchar *value;
 	g_autoptr(GString) msg = NULL;
 	g_autofree gchar *shown = NULL;

@@ -3,8 +3,9 @@
 #include "config.h"
 
 #include "erpc-error.h"
-#include "erpc-json.h"
 #include "erpc-json-private.h"
+#include "erpc-json.h"
+#include "erpc-message-private.h"
 #include "erpc-message.h"
 
 struct _ErpcMessage {
@@ -19,6 +20,8 @@ struct _ErpcMessage {
 	gint64 error_code;
 	const gchar *error_message;
 	JsonNode *error_data;
+	GBytes *frame;	      /* nullable: the received bytes large strings are read from */
+	ErpcJsonBlobs *blobs; /* nullable: large strings of params still in @frame */
 };
 
 G_DEFINE_BOXED_TYPE(ErpcMessage, erpc_message, erpc_message_ref, erpc_message_unref)
@@ -97,7 +100,10 @@ erpc_message_check_trace(JsonNode *trace, GError **error)
 		const gchar *value = NULL;
 		g_autoptr(GError) error_local = NULL;
 		if (!erpc_json_get_string(obj, names[i], NULL, &value, &error_local)) {
-			g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_PARSE, error_local->message);
+			g_set_error_literal(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_PARSE,
+					    error_local->message);
 			return FALSE;
 		}
 	}
@@ -168,6 +174,71 @@ invalid:
 	return FALSE;
 }
 
+static ErpcMessage *
+erpc_message_parse_internal(GBytes *frame,
+			    const gchar *data,
+			    gsize len,
+			    gsize max_size,
+			    guint max_depth,
+			    GError **error)
+{
+	g_autoptr(ErpcMessage) self = NULL;
+	g_autoptr(ErpcJsonBlobs) blobs = NULL;
+	gboolean clamped = FALSE;
+	JsonNode *root;
+
+	root = _erpc_json_parse_full(data,
+				     len,
+				     max_size,
+				     max_depth,
+				     &clamped,
+				     frame != NULL ? &blobs : NULL,
+				     error);
+	if (root == NULL)
+		return NULL;
+	self = g_new0(ErpcMessage, 1);
+	self->refcount = 1;
+	self->root = root;
+	if (!JSON_NODE_HOLDS_OBJECT(root)) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "expected a JSON-RPC object");
+		return NULL;
+	}
+	/* only params may keep placeholders: the envelope is read as it is */
+	if (blobs != NULL) {
+		JsonObjectIter iter;
+		const gchar *name;
+		JsonNode *member;
+		json_object_iter_init(&iter, json_node_get_object(root));
+		while (json_object_iter_next(&iter, &name, &member)) {
+			if (g_strcmp0(name, "params") != 0)
+				_erpc_json_blobs_expand(blobs, member);
+		}
+	}
+	if (!erpc_message_classify(self, error))
+		return NULL;
+	/* an id beyond i64 was read as G_MAXINT64: it must not be echoed as that */
+	if (clamped && self->id != NULL && json_node_get_value_type(self->id) == G_TYPE_INT64 &&
+	    json_node_get_int(self->id) == G_MAXINT64) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "data did not match any variant of untagged enum RequestId");
+		return NULL;
+	}
+	/* placeholders outside a request's params object would never be put back */
+	if (blobs != NULL && self->params != NULL && self->kind == ERPC_MESSAGE_KIND_REQUEST &&
+	    JSON_NODE_HOLDS_OBJECT(self->params)) {
+		self->frame = g_bytes_ref(frame);
+		self->blobs = g_steal_pointer(&blobs);
+	} else if (blobs != NULL && self->params != NULL) {
+		_erpc_json_blobs_expand(blobs, self->params);
+	}
+	return g_steal_pointer(&self);
+}
+
 /**
  * erpc_message_parse:
  * @data: one frame received from a peer
@@ -187,35 +258,71 @@ invalid:
 ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	g_autoptr(ErpcMessage) self = NULL;
-	gboolean clamped = FALSE;
-	JsonNode *root;
+	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, error);
+}
 
-	root = _erpc_json_parse_full(data, len, max_size, max_depth, &clamped, error);
-	if (root == NULL)
-		return NULL;
-	self = g_new0(ErpcMessage, 1);
-	self->refcount = 1;
-	self->root = root;
-	if (!JSON_NODE_HOLDS_OBJECT(root)) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_PARSE,
-				    "expected a JSON-RPC object");
-		return NULL;
-	}
-	if (!erpc_message_classify(self, error))
-		return NULL;
-	/* an id beyond i64 was read as G_MAXINT64: it must not be echoed as that */
-	if (clamped && self->id != NULL && json_node_get_value_type(self->id) == G_TYPE_INT64 &&
-	    json_node_get_int(self->id) == G_MAXINT64) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_PARSE,
-				    "data did not match any variant of untagged enum RequestId");
-		return NULL;
-	}
-	return g_steal_pointer(&self);
+/**
+ * erpc_message_parse_bytes:
+ * @frame: one frame received from a peer
+ * @max_size: the largest message accepted, in bytes
+ * @max_depth: the deepest nesting accepted
+ * @error: return location for a #GError, or %NULL
+ *
+ * Like erpc_message_parse(), but large strings inside `params` (file
+ * contents in base64) are not copied: the message keeps a reference to
+ * @frame, and they stay there until erpc_message_expand() puts them into
+ * the tree or a handler reads one with erpc_call_get_blob(). Until then,
+ * such a string reads as a placeholder.
+ *
+ * Returns: (transfer full): a message, or %NULL
+ *
+ * Since: 0.1
+ */
+ErpcMessage *
+erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError **error)
+{
+	gsize len = 0;
+	const gchar *data;
+
+	g_return_val_if_fail(frame != NULL, NULL);
+	data = g_bytes_get_data(frame, &len);
+	return erpc_message_parse_internal(frame,
+					   data != NULL ? data : "",
+					   len,
+					   max_size,
+					   max_depth,
+					   error);
+}
+
+/**
+ * erpc_message_expand:
+ * @self: a #ErpcMessage
+ *
+ * Puts the large strings that erpc_message_parse_bytes() left in the frame
+ * into the tree, except those already read with erpc_call_get_blob().
+ * Does nothing for other messages or when called again.
+ *
+ * Since: 0.1
+ */
+void
+erpc_message_expand(ErpcMessage *self)
+{
+	g_return_if_fail(self != NULL);
+	if (self->blobs == NULL)
+		return;
+	if (self->params != NULL)
+		_erpc_json_blobs_expand(self->blobs, self->params);
+	g_clear_pointer(&self->blobs, _erpc_json_blobs_free);
+}
+
+/* for erpc_call_get_blob(): the text @node stands for, if it is a large string left in the frame */
+gboolean
+_erpc_message_take_blob(ErpcMessage *self, JsonNode *node, const gchar **data, gsize *len)
+{
+	if (self->blobs == NULL || node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
+	    json_node_get_value_type(node) != G_TYPE_STRING)
+		return FALSE;
+	return _erpc_json_blobs_lookup(self->blobs, json_node_get_string(node), data, len);
 }
 
 /**
@@ -247,6 +354,9 @@ erpc_message_unref(ErpcMessage *self)
 	if (!g_atomic_int_dec_and_test(&self->refcount))
 		return;
 	json_node_unref(self->root);
+	_erpc_json_blobs_free(self->blobs);
+	if (self->frame != NULL)
+		g_bytes_unref(self->frame);
 	g_free(self);
 }
 

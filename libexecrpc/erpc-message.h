@@ -39,6 +39,10 @@ erpc_message_get_type(void);
 ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
 ErpcMessage *
+erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError **error);
+void
+erpc_message_expand(ErpcMessage *self);
+ErpcMessage *
 erpc_message_ref(ErpcMessage *self);
 void
 erpc_message_unref(ErpcMessage *self);

@@ -82,7 +82,7 @@ typedef struct {
  *
  * Since: 0.1
  */
-#define ERPC_PLUGIN_DEFINE(plugin_name, plugin_version, plugin_description, get_type_func)        \
+#define ERPC_PLUGIN_DEFINE(plugin_name, plugin_version, plugin_description, get_type_func)         \
 	G_MODULE_EXPORT const ErpcPluginInfo *erpc_plugin_query(void);                             \
 	const ErpcPluginInfo *erpc_plugin_query(void)                                              \
 	{                                                                                          \
@@ -93,7 +93,7 @@ typedef struct {
 						    plugin_description,                            \
 						    get_type_func,                                 \
 						    {NULL}};                                       \
-		return &info;                                                              \
+		return &info;                                                                      \
 	}
 
 /**

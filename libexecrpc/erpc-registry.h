@@ -12,12 +12,16 @@ G_DECLARE_FINAL_TYPE(ErpcRegistry, erpc_registry, ERPC, REGISTRY, GObject)
  * ErpcMethodFlags:
  * @ERPC_METHOD_FLAG_NONE: a request, available after the handshake
  * @ERPC_METHOD_FLAG_PRE_INIT: callable before `initialized` (only `initialize`)
+ * @ERPC_METHOD_FLAG_BLOBS: the handler reads its one large string member
+ *   (file contents) with erpc_call_get_blob() before anything else in
+ *   params, so that it is never copied
  *
  * Since: 0.1
  */
 typedef enum {
 	ERPC_METHOD_FLAG_NONE = 0,
 	ERPC_METHOD_FLAG_PRE_INIT = 1 << 0,
+	ERPC_METHOD_FLAG_BLOBS = 1 << 1,
 } ErpcMethodFlags;
 
 /**

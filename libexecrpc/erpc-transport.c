@@ -2,11 +2,13 @@
 
 #include "config.h"
 
+#include "erpc-transport-private.h"
 #include "erpc-transport.h"
 
 typedef struct {
 	gchar *peer;
 	gboolean closed;
+	GBytes *delivering; /* the message being emitted, when the subclass gave it as bytes */
 } ErpcTransportPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(ErpcTransport, erpc_transport, G_TYPE_OBJECT)
@@ -163,6 +165,41 @@ erpc_transport_emit_message(ErpcTransport *self, const gchar *data, gsize len)
 }
 
 /**
+ * erpc_transport_emit_message_bytes:
+ * @self: a #ErpcTransport
+ * @message: the bytes of one message, which the transport no longer changes
+ *
+ * For subclasses: reports one received message held in @message. The
+ * connection may keep a reference instead of copying large strings out of
+ * it, which saves copying file contents tens of megabytes long.
+ *
+ * Since: 0.1
+ */
+void
+erpc_transport_emit_message_bytes(ErpcTransport *self, GBytes *message)
+{
+	ErpcTransportPrivate *priv = GET_PRIVATE(self);
+	gsize len = 0;
+	const gchar *data;
+
+	g_return_if_fail(ERPC_IS_TRANSPORT(self));
+	g_return_if_fail(message != NULL);
+	if (priv->closed)
+		return;
+	data = g_bytes_get_data(message, &len);
+	priv->delivering = message;
+	g_signal_emit(self, erpc_transport_signals[SIGNAL_MESSAGE], 0, data, (guint64)len);
+	priv->delivering = NULL;
+}
+
+/* for ErpcConnection: the bytes behind the "message" signal being emitted, if any */
+GBytes *
+_erpc_transport_get_delivering(ErpcTransport *self)
+{
+	return GET_PRIVATE(self)->delivering;
+}
+
+/**
  * erpc_transport_emit_closed:
  * @self: a #ErpcTransport
  * @error: (nullable): why the transport closed, %NULL for an orderly close
@@ -216,10 +253,7 @@ erpc_transport_get_property(GObject *object, guint prop_id, GValue *value, GPara
 }
 
 static void
-erpc_transport_set_property(GObject *object,
-			    guint prop_id,
-			    const GValue *value,
-			    GParamSpec *pspec)
+erpc_transport_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
 	ErpcTransportPrivate *priv = GET_PRIVATE(ERPC_TRANSPORT(object));
 	switch (prop_id) {
@@ -262,12 +296,12 @@ erpc_transport_class_init(ErpcTransportClass *klass)
 	 *
 	 * Since: 0.1
 	 */
-	erpc_transport_props[PROP_PEER] =
-	    g_param_spec_string("peer",
-				NULL,
-				NULL,
-				NULL,
-				G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+	erpc_transport_props[PROP_PEER] = g_param_spec_string(
+	    "peer",
+	    NULL,
+	    NULL,
+	    NULL,
+	    G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, PROP_LAST, erpc_transport_props);
 
 	/**

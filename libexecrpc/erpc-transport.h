@@ -52,6 +52,8 @@ erpc_transport_is_closed(ErpcTransport *self);
 void
 erpc_transport_emit_message(ErpcTransport *self, const gchar *data, gsize len);
 void
+erpc_transport_emit_message_bytes(ErpcTransport *self, GBytes *message);
+void
 erpc_transport_emit_closed(ErpcTransport *self, const GError *error);
 void
 erpc_transport_emit_frame_error(ErpcTransport *self, const GError *error);

@@ -20,7 +20,7 @@ struct _EsdDispatcher {
 	ErpcRegistry *registry;
 	EsdSession *session;
 	EsdDispatcherState state;
-	GQueue pending; /* of ErpcMessage */
+	GQueue pending;	     /* of ErpcMessage */
 	GHashTable *running; /* of ErpcCall */
 	guint max_concurrent;
 	gboolean pumping;
@@ -71,7 +71,8 @@ esd_dispatcher_fatal(EsdDispatcher *self, const gchar *reason)
 	erpc_connection_close(self->connection, TRUE);
 }
 
-static void esd_dispatcher_pump(EsdDispatcher *self);
+static void
+esd_dispatcher_pump(EsdDispatcher *self);
 
 static void
 esd_dispatcher_call_finished_cb(ErpcCall *call, EsdDispatcher *self)
@@ -166,6 +167,9 @@ esd_dispatcher_run(EsdDispatcher *self, ErpcMessage *request)
 	erpc_call_set_context(call, self);
 	g_hash_table_add(self->running, g_object_ref(call));
 	g_signal_connect(call, "finished", G_CALLBACK(esd_dispatcher_call_finished_cb), self);
+	/* large strings stay in the frame only for handlers that read them so */
+	if ((info->flags & ERPC_METHOD_FLAG_BLOBS) == 0)
+		erpc_message_expand(request);
 	info->func(call, params, user_data);
 }
 

@@ -163,25 +163,32 @@ static void
 esd_fs_methods_write_file(ErpcCall *call, JsonObject *params, gpointer user_data)
 {
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GError) text_error = NULL;
 	g_autofree gchar *path = NULL;
-	const gchar *text = NULL;
+	const gchar *text;
+	gsize text_len = 0;
 	gboolean follow = TRUE;
 	EsdFsFileJob *job;
 
-	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error) ||
-	    !erpc_json_require_string(params, "dataBase64", &text, &error)) {
+	/* first, as ERPC_METHOD_FLAG_BLOBS asks; a path error still wins */
+	text = erpc_call_get_blob(call, params, "dataBase64", &text_len, &text_error);
+	if (!esd_fs_methods_parse_path(call, params, &path, &follow, &error)) {
 		erpc_call_return_error(call, error);
+		return;
+	}
+	if (text == NULL) {
+		erpc_call_return_error(call, text_error);
 		return;
 	}
 	if (!esd_fs_methods_check_sandbox(call, params))
 		return;
-	/* always in a worker: the file is flushed to disk before it replaces the old one */
+	/* the text stays in the request's frame, which the call keeps alive */
 	job = g_new0(EsdFsFileJob, 1);
 	job->fd = -1;
 	job->path = g_steal_pointer(&path);
 	job->follow = follow;
 	job->text = text;
-	job->text_len = strlen(text);
+	job->text_len = text_len;
 	esd_fs_job_run(call, esd_fs_methods_write_file_thread, job, esd_fs_file_job_free);
 }
 
@@ -815,6 +822,7 @@ esd_fs_methods_register(ErpcRegistry *registry, EsdFsLocalPlugin *plugin, GError
 	    {.name = "fs/writeFile",
 	     .family = "filesystem",
 	     .params_type = "FsWriteFileParams",
+	     .flags = ERPC_METHOD_FLAG_BLOBS,
 	     .func = esd_fs_methods_write_file},
 	    {.name = "fs/createDirectory",
 	     .family = "filesystem",

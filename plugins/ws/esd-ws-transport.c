@@ -5,6 +5,7 @@
 #include <glib-unix.h>
 #include <string.h>
 
+#include "esd-ws-buffer.h"
 #include "esd-ws-transport.h"
 
 /*
@@ -26,6 +27,9 @@
 #define ESD_WS_KEEPALIVE_SECONDS 30
 #define ESD_WS_MAX_IOV		 64
 #define ESD_WS_CONGESTION_BYTES	 (4 * 1024 * 1024)
+/* data frames at least this large are read straight into the message */
+#define ESD_WS_DIRECT_MIN   (64 * 1024)
+#define ESD_WS_DIRECT_BLOCK (4 * 1024 * 1024)
 
 enum {
 	ESD_WS_OP_CONTINUATION = 0x0,
@@ -53,12 +57,16 @@ struct _EsdWsTransport {
 	gsize max_message_size;
 
 	GByteArray *inbuf;   /* received, not yet parsed */
-	GByteArray *message; /* data frames of the current message */
+	GByteArray *message; /* data frames of the current message; NULL between messages */
 	gboolean in_message;
 	gboolean discarding; /* the current message is over the limit */
 	gsize discarded;
 	guint64 skip_remaining;
 	gboolean skip_fin;
+	guint64 direct_remaining; /* payload of the current data frame still to read into message */
+	guint8 direct_key[4];
+	guint direct_phase; /* where in the key the next payload byte is */
+	gboolean direct_fin;
 
 	GQueue outq; /* of EsdWsFrame */
 	gsize out_offset;
@@ -69,7 +77,8 @@ struct _EsdWsTransport {
 
 G_DEFINE_TYPE(EsdWsTransport, esd_ws_transport, ERPC_TYPE_TRANSPORT)
 
-static void esd_ws_transport_flush(EsdWsTransport *self);
+static void
+esd_ws_transport_flush(EsdWsTransport *self);
 
 static void
 esd_ws_frame_free(EsdWsFrame *frame)
@@ -195,7 +204,8 @@ esd_ws_transport_flush(EsdWsTransport *self)
 		g_autoptr(GError) error = NULL;
 		GPollableReturn ret;
 
-		for (GList *l = self->outq.head; l != NULL && n_iov + 2 <= ESD_WS_MAX_IOV; l = l->next) {
+		for (GList *l = self->outq.head; l != NULL && n_iov + 2 <= ESD_WS_MAX_IOV;
+		     l = l->next) {
 			EsdWsFrame *frame = l->data;
 			GBytes *parts[2] = {frame->header, frame->payload};
 			for (guint p = 0; p < 2; p++) {
@@ -221,7 +231,8 @@ esd_ws_transport_flush(EsdWsTransport *self)
 								  NULL,
 								  &error);
 		if (ret == G_POLLABLE_RETURN_WOULD_BLOCK) {
-			self->out_source = g_pollable_output_stream_create_source(self->output, NULL);
+			self->out_source =
+			    g_pollable_output_stream_create_source(self->output, NULL);
 			g_source_set_callback(self->out_source,
 					      G_SOURCE_FUNC(esd_ws_transport_writable_cb),
 					      self,
@@ -230,7 +241,9 @@ esd_ws_transport_flush(EsdWsTransport *self)
 			return;
 		}
 		if (ret == G_POLLABLE_RETURN_FAILED) {
-			g_debug("%s: %s", erpc_transport_get_peer(ERPC_TRANSPORT(self)), error->message);
+			g_debug("%s: %s",
+				erpc_transport_get_peer(ERPC_TRANSPORT(self)),
+				error->message);
 			esd_ws_transport_finish(self, error);
 			return;
 		}
@@ -241,15 +254,21 @@ esd_ws_transport_flush(EsdWsTransport *self)
 		esd_ws_transport_finish(self, NULL);
 }
 
-/* XOR with the 4-byte key, eight bytes at a time */
+/* XOR with the 4-byte key starting at byte @phase of it, eight bytes at a time */
 static void
-esd_ws_unmask(guint8 *data, gsize len, const guint8 key[4])
+esd_ws_unmask(guint8 *data, gsize len, const guint8 key_in[4], guint phase)
 {
+	guint8 key[4];
 	guint64 key8;
 	gsize i = 0;
 
+	for (guint k = 0; k < 4; k++)
+		key[k] = key_in[(phase + k) & 3];
 	memcpy(&key8, key, 4);
 	memcpy((guint8 *)&key8 + 4, key, 4);
+	/* clients may mask with zeros */
+	if (key8 == 0)
+		return;
 	for (; i + 8 <= len; i += 8) {
 		guint64 w;
 		memcpy(&w, data + i, 8);
@@ -281,17 +300,20 @@ esd_ws_transport_message_done(EsdWsTransport *self)
 		g_set_error(&error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PARSE,
-			    "message of more than %" G_GSIZE_FORMAT " bytes exceeds the limit of %" G_GSIZE_FORMAT
-			    " bytes",
+			    "message of more than %" G_GSIZE_FORMAT
+			    " bytes exceeds the limit of %" G_GSIZE_FORMAT " bytes",
 			    self->discarded,
 			    self->max_message_size);
 		erpc_transport_emit_frame_error(ERPC_TRANSPORT(self), error);
 	} else {
-		erpc_transport_emit_message(ERPC_TRANSPORT(self),
-					    (const gchar *)self->message->data,
-					    self->message->len);
+		/* handed over whole: file contents in it are not copied again */
+		g_autoptr(GBytes) bytes = NULL;
+		if (self->message == NULL)
+			self->message = g_byte_array_new();
+		bytes = esd_ws_buffer_to_bytes(g_steal_pointer(&self->message));
+		erpc_transport_emit_message_bytes(ERPC_TRANSPORT(self), bytes);
 	}
-	g_byte_array_set_size(self->message, 0);
+	g_clear_pointer(&self->message, g_byte_array_unref);
 	self->in_message = FALSE;
 	self->discarding = FALSE;
 	self->discarded = 0;
@@ -308,6 +330,57 @@ esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, g
 		g_autoptr(GBytes) reply = g_bytes_new(payload, MIN(len, 2));
 		esd_ws_transport_queue(self, ESD_WS_OP_CLOSE, reply);
 	}
+}
+
+static gsize
+esd_ws_transport_message_len(EsdWsTransport *self)
+{
+	return self->message != NULL ? self->message->len : 0;
+}
+
+/* @frame_len: of the frame @data is from, which tells whether the message may be large */
+static void
+esd_ws_transport_append(EsdWsTransport *self, const guint8 *data, gsize len, guint64 frame_len)
+{
+	if (self->message == NULL)
+		self->message = esd_ws_buffer_take(frame_len);
+	g_byte_array_append(self->message, data, (guint)len);
+}
+
+/* the rest of a large data frame, read from the socket into the message; FALSE when done */
+static gboolean
+esd_ws_transport_read_direct(EsdWsTransport *self)
+{
+	g_autoptr(GError) error = NULL;
+	gsize want = (gsize)MIN(self->direct_remaining, (guint64)ESD_WS_DIRECT_BLOCK);
+	gsize old_len = self->message->len;
+	gssize n;
+
+	g_byte_array_set_size(self->message, (guint)(old_len + want));
+	n = g_pollable_input_stream_read_nonblocking(self->input,
+						     self->message->data + old_len,
+						     want,
+						     NULL,
+						     &error);
+	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
+		g_byte_array_set_size(self->message, (guint)old_len);
+		return TRUE;
+	}
+	if (n <= 0) {
+		g_byte_array_set_size(self->message, (guint)old_len);
+		esd_ws_transport_finish(self, n < 0 ? error : NULL);
+		return FALSE;
+	}
+	g_byte_array_set_size(self->message, (guint)(old_len + (gsize)n));
+	esd_ws_unmask(self->message->data + old_len,
+		      (gsize)n,
+		      self->direct_key,
+		      self->direct_phase);
+	self->direct_phase = (self->direct_phase + (guint)n) & 3;
+	self->direct_remaining -= (guint64)n;
+	if (self->direct_remaining == 0 && self->direct_fin)
+		esd_ws_transport_message_done(self);
+	return TRUE;
 }
 
 /* parses every complete frame in inbuf; FALSE once the connection is done */
@@ -379,10 +452,11 @@ esd_ws_transport_parse(EsdWsTransport *self)
 		}
 		/* a data frame that would take the message over the limit is skipped */
 		if (opcode < 0x8 && !self->discarding &&
-		    len > self->max_message_size - MIN(self->message->len, self->max_message_size)) {
+		    len > self->max_message_size -
+			      MIN(esd_ws_transport_message_len(self), self->max_message_size)) {
 			self->discarding = TRUE;
-			self->discarded = self->message->len;
-			g_byte_array_set_size(self->message, 0);
+			self->discarded = esd_ws_transport_message_len(self);
+			g_clear_pointer(&self->message, g_byte_array_unref);
 		}
 		if (self->discarding && opcode < 0x8) {
 			if (avail < header_len)
@@ -395,16 +469,31 @@ esd_ws_transport_parse(EsdWsTransport *self)
 				esd_ws_transport_message_done(self);
 			continue;
 		}
-		if (avail < header_len || avail - header_len < len)
+		if (avail < header_len)
 			break;
 		payload = p + header_len;
-		esd_ws_unmask(payload, len, p + header_len - 4);
+		if (avail - header_len < len) {
+			gsize have = avail - header_len;
+			if (opcode >= 0x8 || len < ESD_WS_DIRECT_MIN)
+				break;
+			/* a large data frame: the rest of it is read into the message directly */
+			esd_ws_unmask(payload, have, p + header_len - 4, 0);
+			esd_ws_transport_append(self, payload, have, len);
+			memcpy(self->direct_key, p + header_len - 4, 4);
+			self->direct_phase = (guint)(have & 3);
+			self->direct_remaining = len - have;
+			self->direct_fin = fin;
+			self->in_message = TRUE;
+			pos += header_len + have;
+			break;
+		}
+		esd_ws_unmask(payload, len, p + header_len - 4, 0);
 		pos += header_len + len;
 		if (opcode >= 0x8) {
 			esd_ws_transport_control(self, opcode, payload, len);
 			continue;
 		}
-		g_byte_array_append(self->message, payload, (guint)len);
+		esd_ws_transport_append(self, payload, len, len);
 		self->in_message = TRUE;
 		if (fin)
 			esd_ws_transport_message_done(self);
@@ -423,6 +512,11 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 	gssize n;
 
 	g_object_ref(self);
+	if (self->direct_remaining > 0) {
+		gboolean going = esd_ws_transport_read_direct(self);
+		g_object_unref(self);
+		return going && self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+	}
 	g_byte_array_set_size(self->inbuf, (guint)(old_len + ESD_WS_READ_BLOCK));
 	n = g_pollable_input_stream_read_nonblocking(self->input,
 						     self->inbuf->data + old_len,
@@ -507,7 +601,8 @@ esd_ws_transport_finalize(GObject *object)
 	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
 	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
 	g_byte_array_unref(self->inbuf);
-	g_byte_array_unref(self->message);
+	if (self->message != NULL)
+		g_byte_array_unref(self->message);
 	if (!self->finished)
 		g_io_stream_close(self->stream, NULL, NULL);
 	g_clear_object(&self->stream);
@@ -519,7 +614,6 @@ static void
 esd_ws_transport_init(EsdWsTransport *self)
 {
 	self->inbuf = g_byte_array_new();
-	self->message = g_byte_array_new();
 	g_queue_init(&self->outq);
 }
 

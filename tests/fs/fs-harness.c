@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -414,4 +417,173 @@ disk_assert_missing(Fx *fx, const gchar *rel)
 {
 	if (disk_exists(fx, rel))
 		g_error("%s exists, it should not", rel);
+}
+
+/* the life of a case */
+
+static void
+fx_setup(Fx *fx, gboolean ws, guint flags)
+{
+	const gchar *concurrent[] = {"--concurrent-requests", "8", NULL};
+	const gchar *const *args = (flags & CASE_CONCURRENT) != 0 ? concurrent : NULL;
+	const gchar *root = g_getenv(ROOT_VAR);
+	g_autofree gchar *tmpl = NULL;
+
+	g_assert_nonnull(root);
+	fx->ws = ws;
+	fx->strings = g_ptr_array_new_with_free_func(g_free);
+	fx->nodes = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
+	fx->extra_conns = g_ptr_array_new_with_free_func((GDestroyNotify)conn_free);
+	tmpl = g_build_filename(root, "case-XXXXXX", NULL);
+	if (g_mkdtemp(tmpl) == NULL)
+		g_error("mkdtemp %s: %s", tmpl, g_strerror(errno));
+	fx->dir = g_steal_pointer(&tmpl);
+	if (!safe_path(fx->dir))
+		g_error("scratch path %s has characters the templates do not escape", fx->dir);
+	if (ws) {
+		g_autoptr(EsdTestWsClient) client = NULL;
+		fx->daemon = esd_test_daemon_new_ws(args);
+		client = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
+		fx->conn = conn_new(ESD_TEST_PEER(client), client);
+	} else {
+		fx->daemon = esd_test_daemon_new_stdio(args);
+		fx->conn = conn_new(ESD_TEST_PEER(fx->daemon), NULL);
+	}
+	fx->init_result = conn_initialize(fx, fx->conn, NULL);
+	fx->session_id = g_strdup(esd_test_json_get_string(fx->init_result, "sessionId"));
+}
+
+static void
+conn_assert_drained(Fx *fx, Conn *conn)
+{
+	if (!conn_is_open(conn) || !esd_test_daemon_is_running(fx->daemon))
+		return;
+	conn_sync(fx, conn);
+	if (!g_queue_is_empty(&conn->notifications)) {
+		g_autofree gchar *text =
+		    esd_test_json_to_string(g_queue_peek_head(&conn->notifications));
+		g_error("unexpected notification: %s", text);
+	}
+}
+
+static void
+fx_teardown(Fx *fx)
+{
+	if (!fx->stopped) {
+		conn_assert_drained(fx, fx->conn);
+		for (guint i = 0; i < fx->extra_conns->len; i++)
+			conn_assert_drained(fx, g_ptr_array_index(fx->extra_conns, i));
+		g_assert_true(esd_test_daemon_is_running(fx->daemon));
+	}
+	/* a peer must not be able to make the daemon log warnings (STYLE.md §6) */
+	g_assert_cmpuint(esd_test_daemon_get_warning_count(fx->daemon), ==, 0);
+	if (!fx->stopped) {
+		esd_test_daemon_send_signal(fx->daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(fx->daemon, 0, 3000);
+	}
+	g_clear_pointer(&fx->extra_conns, g_ptr_array_unref);
+	g_clear_pointer(&fx->conn, conn_free);
+	g_clear_object(&fx->daemon);
+	rm_rf(fx->dir);
+	g_free(fx->dir);
+	g_free(fx->session_id);
+	g_ptr_array_unref(fx->nodes);
+	g_ptr_array_unref(fx->strings);
+}
+
+/* the parent's g_dir_make_tmp() directory, made on first use; cases get one each below it */
+static gchar *scratch_root = NULL;
+static const gchar *scratch_prefix = "esd-test-fs";
+
+static void
+ensure_scratch_root(void)
+{
+	g_autofree gchar *made = NULL;
+	g_autoptr(GError) error = NULL;
+	char real[PATH_MAX];
+
+	if (scratch_root != NULL)
+		return;
+	{
+		g_autofree gchar *tmpl = g_strdup_printf("%s-XXXXXX", scratch_prefix);
+		made = g_dir_make_tmp(tmpl, &error);
+	}
+	g_assert_no_error(error);
+	g_assert_nonnull(realpath(made, real));
+	scratch_root = g_strdup(real);
+	/* the children inherit it */
+	g_setenv(ROOT_VAR, scratch_root, TRUE);
+}
+
+static void
+run_case(gconstpointer user_data)
+{
+	const Case *c = user_data;
+	Fx fx = {0};
+
+	if (!g_test_subprocess()) {
+		guint timeout_s = (c->def->flags & CASE_BIG) != 0 ? BIG_TIMEOUT_S : CASE_TIMEOUT_S;
+		if ((c->def->flags & CASE_NON_ROOT) != 0 && geteuid() == 0) {
+			g_test_skip("root bypasses file permissions");
+			return;
+		}
+		if ((c->def->flags & CASE_ROOT) != 0 && geteuid() != 0) {
+			g_test_skip("only root can give a file away");
+			return;
+		}
+		ensure_scratch_root();
+		g_test_trap_subprocess(NULL,
+				       (guint64)timeout_s * G_USEC_PER_SEC,
+				       G_TEST_SUBPROCESS_INHERIT_STDERR);
+		g_test_trap_assert_passed();
+		return;
+	}
+	fx_setup(&fx, c->ws, c->def->flags);
+	c->def->func(&fx);
+	fx_teardown(&fx);
+}
+
+/**
+ * fs_harness_main:
+ * @cases: the cases, each registered over WebSocket and (unless
+ *   %CASE_WS_ONLY) stdio, and run in a child process of its own
+ * @prefix: of the scratch directory's name
+ *
+ * Returns: the exit status of the test program
+ */
+int
+fs_harness_main(int argc, char **argv, const CaseDef *cases, guint n_cases, const gchar *prefix)
+{
+	g_autoptr(GPtrArray) registered = g_ptr_array_new_with_free_func(g_free);
+	gint rc;
+
+	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	umask(022);
+	scratch_prefix = prefix;
+	g_log_set_handler(G_LOG_DOMAIN, G_LOG_LEVEL_ERROR | G_LOG_FLAG_FATAL, error_log_cb, NULL);
+	/* a failed case is reported and the next one runs */
+	if (!g_test_subprocess())
+		g_test_set_nonfatal_assertions();
+	for (guint i = 0; i < n_cases; i++) {
+		for (guint t = 0; t < 2; t++) {
+			Case *c;
+			g_autofree gchar *path = NULL;
+
+			if (t == 1 && (cases[i].flags & CASE_WS_ONLY) != 0)
+				continue;
+			c = g_new0(Case, 1);
+			c->def = &cases[i];
+			c->ws = t == 0;
+			g_ptr_array_add(registered, c);
+			path =
+			    g_strdup_printf(FS_TEST "%s/%s", c->ws ? "ws" : "stdio", cases[i].name);
+			g_test_add_data_func(path, c, run_case);
+		}
+	}
+	rc = g_test_run();
+	if (scratch_root != NULL)
+		rm_rf(scratch_root);
+	g_free(scratch_root);
+	return rc;
 }

@@ -161,4 +161,7 @@ disk_exists(Fx *fx, const gchar *rel);
 void
 disk_assert_missing(Fx *fx, const gchar *rel);
 
+int
+fs_harness_main(int argc, char **argv, const CaseDef *cases, guint n_cases, const gchar *prefix);
+
 G_END_DECLS

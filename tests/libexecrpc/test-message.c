@@ -79,7 +79,13 @@ static const ClassifyCase classify_cases[] = {
      "m",
      "null",
      NULL},
-    {"request-zero-id", "{\"method\":\"m\",\"id\":0}", ERPC_MESSAGE_KIND_REQUEST, "0", "m", NULL, NULL},
+    {"request-zero-id",
+     "{\"method\":\"m\",\"id\":0}",
+     ERPC_MESSAGE_KIND_REQUEST,
+     "0",
+     "m",
+     NULL,
+     NULL},
     {"request-max-id",
      "{\"id\":9223372036854775807,\"method\":\"m\"}",
      ERPC_MESSAGE_KIND_REQUEST,
@@ -421,19 +427,17 @@ test_message_null_error(void)
 		    "{",
 		};
 		for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
-			ErpcMessage *msg = erpc_message_parse(cases[i],
-							      strlen(cases[i]),
-							      TEST_MAX_SIZE,
-							      64,
-							      NULL);
+			ErpcMessage *msg =
+			    erpc_message_parse(cases[i], strlen(cases[i]), TEST_MAX_SIZE, 64, NULL);
 			g_assert_null(msg);
 		}
 		return;
 	}
 	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
 	if (!g_test_trap_has_passed()) {
-		g_test_fail_printf("%s", "known bug: erpc_message_parse() with error == NULL crashes on "
-				  "a request whose trace has a non-string member");
+		g_test_fail_printf("%s",
+				   "known bug: erpc_message_parse() with error == NULL crashes on "
+				   "a request whose trace has a non-string member");
 		return;
 	}
 }
@@ -486,9 +490,10 @@ test_message_new_notification(void)
 	g_autofree gchar *full_str = test_bytes_to_string(full);
 
 	g_assert_cmpstr(bare_str, ==, "{\"method\":\"initialized\"}");
-	g_assert_cmpstr(full_str,
-			==,
-			"{\"method\":\"process/output\",\"params\":{\"processId\":\"p\",\"seq\":[1,2]}}");
+	g_assert_cmpstr(
+	    full_str,
+	    ==,
+	    "{\"method\":\"process/output\",\"params\":{\"processId\":\"p\",\"seq\":[1,2]}}");
 }
 
 static void
@@ -676,7 +681,11 @@ static const ConvertCase convert_cases[] = {
      G_IO_ERROR_INVALID_ARGUMENT,
      ERPC_ERROR_INVALID_REQUEST,
      -32600},
-    {"io-not-supported", g_io_error_quark, G_IO_ERROR_NOT_SUPPORTED, ERPC_ERROR_NOT_SUPPORTED, -32603},
+    {"io-not-supported",
+     g_io_error_quark,
+     G_IO_ERROR_NOT_SUPPORTED,
+     ERPC_ERROR_NOT_SUPPORTED,
+     -32603},
     {"io-cancelled", g_io_error_quark, G_IO_ERROR_CANCELLED, ERPC_ERROR_CANCELLED, -32603},
     {"io-timed-out", g_io_error_quark, G_IO_ERROR_TIMED_OUT, ERPC_ERROR_TIMED_OUT, -32603},
     {"io-busy", g_io_error_quark, G_IO_ERROR_BUSY, ERPC_ERROR_BUSY, -32600},
@@ -732,22 +741,103 @@ test_error_from_errno(void)
 	g_assert_cmpint(erpc_error_code_from_errno(0), ==, ERPC_ERROR_INTERNAL);
 }
 
+/* large strings of a request's params stay in the frame until expanded */
+static void
+test_message_parse_bytes(void)
+{
+	g_autofree gchar *big = g_strnfill(300 * 1024, 'A');
+	g_autofree gchar *text = g_strdup_printf(
+	    "{\"id\":1,\"method\":\"m\",\"params\":{\"a\":\"%s\",\"b\":[\"%s\"],\"c\":\"x\"}}",
+	    big,
+	    big);
+	g_autoptr(GBytes) frame = g_bytes_new(text, strlen(text));
+	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcMessage) message = erpc_message_parse_bytes(frame, G_MAXSIZE, 64, &error);
+	JsonObject *params;
+
+	g_assert_no_error(error);
+	g_assert_nonnull(message);
+	params = json_node_get_object(erpc_message_get_params(message));
+	g_assert_cmpstr(json_object_get_string_member(params, "c"), ==, "x");
+	/* a placeholder, not the text */
+	g_assert_cmpuint(strlen(json_object_get_string_member(params, "a")), <, 100);
+	erpc_message_expand(message);
+	g_assert_cmpstr(json_object_get_string_member(params, "a"), ==, big);
+	g_assert_cmpstr(json_array_get_string_element(json_object_get_array_member(params, "b"), 0),
+			==,
+			big);
+	/* again: nothing changes */
+	erpc_message_expand(message);
+	g_assert_cmpstr(json_object_get_string_member(params, "a"), ==, big);
+}
+
+/* outside a request's params object, large strings are put back at once */
+static void
+test_message_parse_bytes_envelope(void)
+{
+	g_autofree gchar *big = g_strnfill(300 * 1024, 'B');
+	/* the big string goes between each pair */
+	const gchar *templates[][2] = {
+	    {"{\"id\":\"", "\",\"method\":\"m\",\"params\":{}}"},
+	    {"{\"id\":1,\"method\":\"", "\"}"},
+	    {"{\"method\":\"n\",\"params\":{\"a\":\"", "\"}}"},
+	    {"{\"id\":1,\"result\":{\"a\":\"", "\"}}"},
+	    {"{\"id\":1,\"method\":\"m\",\"params\":\"", "\"}"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(templates); i++) {
+		g_autofree gchar *text = g_strconcat(templates[i][0], big, templates[i][1], NULL);
+		g_autoptr(GBytes) frame = g_bytes_new(text, strlen(text));
+		g_autoptr(GError) error = NULL;
+		g_autoptr(ErpcMessage) message =
+		    erpc_message_parse_bytes(frame, G_MAXSIZE, 64, &error);
+		JsonNode *node = NULL;
+
+		g_assert_no_error(error);
+		switch (i) {
+		case 0:
+			node = erpc_message_get_id(message);
+			break;
+		case 1:
+			g_assert_cmpstr(erpc_message_get_method(message), ==, big);
+			continue;
+		case 2:
+			node = json_object_get_member(
+			    json_node_get_object(erpc_message_get_params(message)),
+			    "a");
+			break;
+		case 3:
+			node = json_object_get_member(
+			    json_node_get_object(erpc_message_get_result(message)),
+			    "a");
+			break;
+		default:
+			node = erpc_message_get_params(message);
+			break;
+		}
+		g_assert_cmpstr(json_node_get_string(node), ==, big);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
 
 	for (guint i = 0; i < G_N_ELEMENTS(classify_cases); i++) {
-		g_autofree gchar *path = g_strdup_printf("/execserverd/libexecrpc/message/classify/%s",
-							 classify_cases[i].name);
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/libexecrpc/message/classify/%s",
+				    classify_cases[i].name);
 		g_test_add_data_func(path, &classify_cases[i], test_message_classify);
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(invalid_cases); i++) {
-		g_autofree gchar *path = g_strdup_printf("/execserverd/libexecrpc/message/invalid/%s",
-							 invalid_cases[i].name);
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/libexecrpc/message/invalid/%s",
+				    invalid_cases[i].name);
 		g_test_add_data_func(path, &invalid_cases[i], test_message_invalid);
 	}
-	g_test_add_func("/execserverd/libexecrpc/message/error-members", test_message_error_members);
+	g_test_add_func("/execserverd/libexecrpc/message/error-members",
+			test_message_error_members);
 	g_test_add_func("/execserverd/libexecrpc/message/refcount", test_message_refcount);
 	g_test_add_func("/execserverd/libexecrpc/message/size-limit", test_message_size_limit);
 	g_test_add_func("/execserverd/libexecrpc/message/depth", test_message_depth);
@@ -760,13 +850,15 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/libexecrpc/message/new-request", test_message_new_request);
 	g_test_add_func("/execserverd/libexecrpc/message/id-helpers", test_message_id_helpers);
 	for (guint i = 0; i < G_N_ELEMENTS(echo_cases); i++) {
-		g_autofree gchar *path = g_strdup_printf("/execserverd/libexecrpc/message/echo-id/%s",
-							 echo_cases[i].name);
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/libexecrpc/message/echo-id/%s",
+				    echo_cases[i].name);
 		g_test_add_data_func(path, &echo_cases[i], test_message_echo_id);
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(wire_cases); i++) {
-		g_autofree gchar *path = g_strdup_printf("/execserverd/libexecrpc/error/wire-code/%s",
-							 wire_cases[i].name);
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/libexecrpc/error/wire-code/%s",
+				    wire_cases[i].name);
 		g_test_add_data_func(path, &wire_cases[i], test_error_wire_code);
 	}
 	g_test_add_func("/execserverd/libexecrpc/error/wire-code-all", test_error_wire_code_all);
@@ -778,6 +870,9 @@ main(int argc, char **argv)
 	}
 	g_test_add_func("/execserverd/libexecrpc/error/convert-null", test_error_convert_null);
 	g_test_add_func("/execserverd/libexecrpc/error/from-errno", test_error_from_errno);
+	g_test_add_func("/execserverd/libexecrpc/message/parse-bytes", test_message_parse_bytes);
+	g_test_add_func("/execserverd/libexecrpc/message/parse-bytes-envelope",
+			test_message_parse_bytes_envelope);
 
 	return g_test_run();
 }

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "erpc-message.h"
+
+G_BEGIN_DECLS
+
+gboolean
+_erpc_message_take_blob(ErpcMessage *self, JsonNode *node, const gchar **data, gsize *len);
+
+G_END_DECLS

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "erpc-transport.h"
+
+G_BEGIN_DECLS
+
+GBytes *
+_erpc_transport_get_delivering(ErpcTransport *self);
+
+G_END_DECLS

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+GByteArray *
+esd_ws_buffer_take(guint64 first_frame_len);
+GBytes *
+esd_ws_buffer_to_bytes(GByteArray *array);
+
+G_END_DECLS
