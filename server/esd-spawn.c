@@ -5,8 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
-#include <sched.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +48,9 @@ typedef struct {
 	const gchar *supervisor;
 	gchar **argv;
 	gchar *const *envp;
-	gint fds[4]; /* report, stdin, stdout, stderr: become 3, 4, 5, 6 */
+	gint fds[4 + ESD_SPAWN_MAX_EXTRA_FDS]; /* report, stdin, stdout, stderr, extra: become 3, 4,
+						  … */
+	guint n_fds;
 } EsdSpawnExec;
 
 /* opt-in; cleared once the kernel refuses a PID namespace */
@@ -110,16 +112,16 @@ static int
 esd_spawn_exec_supervisor(void *data)
 {
 	const EsdSpawnExec *exec = data;
-	gint moved[4];
+	gint moved[4 + ESD_SPAWN_MAX_EXTRA_FDS];
 	EsdSpawnRecord record = {ESD_SPAWN_REPORT_SETUP_FAILED, 0};
 
-	/* out of the way of 3..6 first, then into place without close-on-exec */
-	for (guint i = 0; i < 4; i++) {
+	/* out of the way of 3, 4, … first, then into place without close-on-exec */
+	for (guint i = 0; i < exec->n_fds; i++) {
 		moved[i] = fcntl(exec->fds[i], F_DUPFD_CLOEXEC, 16);
 		if (moved[i] < 0)
 			goto fail;
 	}
-	for (guint i = 0; i < 4; i++) {
+	for (guint i = 0; i < exec->n_fds; i++) {
 		if (dup2(moved[i], 3 + (gint)i) < 0)
 			goto fail;
 	}
@@ -140,7 +142,8 @@ esd_spawn_open_pty(const EsdSpawnRequest *request, gint *master, gint *slave, GE
 	*master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (*master < 0)
 		goto fail;
-	if (grantpt(*master) < 0 || unlockpt(*master) < 0 || ptsname_r(*master, name, sizeof(name)) != 0)
+	if (grantpt(*master) < 0 || unlockpt(*master) < 0 ||
+	    ptsname_r(*master, name, sizeof(name)) != 0)
 		goto fail;
 	*slave = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
 	if (*slave < 0)
@@ -162,7 +165,11 @@ esd_spawn_pipe(gint fds[2], GError **error)
 {
 	if (pipe2(fds, O_CLOEXEC) == 0)
 		return TRUE;
-	g_set_error(error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "cannot create a pipe: %s", g_strerror(errno));
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INTERNAL,
+		    "cannot create a pipe: %s",
+		    g_strerror(errno));
 	return FALSE;
 }
 
@@ -219,6 +226,10 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 		exec.fds[3] = err[1];
 	}
 	exec.fds[0] = report[1];
+	g_return_val_if_fail(request->n_extra_fds <= ESD_SPAWN_MAX_EXTRA_FDS, FALSE);
+	for (guint i = 0; i < request->n_extra_fds; i++)
+		exec.fds[4 + i] = request->extra_fds[i];
+	exec.n_fds = 4 + request->n_extra_fds;
 
 	pid_namespace = esd_spawn_try_pid_namespace;
 	g_ptr_array_add(argv, g_strdup("esd-supervise"));
@@ -235,8 +246,10 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
 	for (guint attempt = 0; attempt < 2 && pid < 0; attempt++) {
 		g_free(g_ptr_array_index(argv, 1));
-		g_ptr_array_index(argv, 1) =
-		    g_strdup_printf("-%s%s", request->tty ? "t" : "", pid_namespace ? "n" : "");
+		g_ptr_array_index(argv, 1) = g_strdup_printf("-%s%s%c",
+							     request->tty ? "t" : "",
+							     pid_namespace ? "n" : "",
+							     (gchar)('0' + request->n_extra_fds));
 		exec.argv = (gchar **)argv->pdata;
 		pid = clone(esd_spawn_exec_supervisor,
 			    esd_spawn_stack + ESD_SPAWN_STACK_SIZE,

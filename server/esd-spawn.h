@@ -23,14 +23,20 @@ typedef struct {
 	gboolean pipe_stdin;
 	guint16 rows;
 	guint16 cols;
+	const gint
+	    *extra_fds; /* inherited by the command as 7, 8, …: for bwrap's --args and --seccomp */
+	guint n_extra_fds; /* at most ESD_SPAWN_MAX_EXTRA_FDS */
 } EsdSpawnRequest;
 
+#define ESD_SPAWN_FIRST_EXTRA_FD 7
+#define ESD_SPAWN_MAX_EXTRA_FDS	 4
+
 typedef struct {
-	GPid pid;	   /* the supervisor, parent of the command */
-	gint stdin_fd;	   /* pipe or pty master for writing, or -1 */
-	gint stdout_fd;	   /* pipe, or the pty master */
-	gint stderr_fd;	   /* pipe, or -1 with a pty */
-	gint report_fd;	   /* EsdSpawnReport records from the supervisor */
+	GPid pid;		/* the supervisor, parent of the command */
+	gint stdin_fd;		/* pipe or pty master for writing, or -1 */
+	gint stdout_fd;		/* pipe, or the pty master */
+	gint stderr_fd;		/* pipe, or -1 with a pty */
+	gint report_fd;		/* EsdSpawnReport records from the supervisor */
 	gboolean pid_namespace; /* the supervisor is init of its own PID namespace */
 } EsdSpawnResult;
 

@@ -8,9 +8,11 @@
  *   esd-supervise FLAGS DAEMON_PID CWD PROGRAM ARGV0 [ARG...]
  *
  * FLAGS: 't' the command gets the terminal on fd 4 as its controlling tty,
- * 'n' we are init of a fresh PID namespace. Descriptors: 3 the report pipe,
- * 4 the command's stdin, 5 its stdout, 6 its stderr. The environment is the
- * command's. Signals arrive blocked and stay blocked here.
+ * 'n' we are init of a fresh PID namespace, a digit N: the command also
+ * inherits descriptors 7 to 7+N-1 (bubblewrap's arguments and seccomp
+ * program). Descriptors: 3 the report pipe, 4 the command's stdin, 5 its
+ * stdout, 6 its stderr. The environment is the command's. Signals arrive
+ * blocked and stay blocked here.
  *
  * It forks the command, reports on fd 3 that it was executed (or why not)
  * and how it ended, reaps everything below it and forwards SIGINT, SIGQUIT
@@ -38,10 +40,11 @@
 
 #include "esd-spawn.h"
 
-#define REPORT_FD 3
-#define STDIN_SRC 4
+#define REPORT_FD  3
+#define STDIN_SRC  4
 #define STDOUT_SRC 5
 #define STDERR_SRC 6
+#define EXTRA_FD   7
 
 typedef struct {
 	int type;
@@ -64,8 +67,7 @@ noop_handler(int signum)
 	(void)signum;
 }
 
-static void __attribute__((noreturn))
-fail(int fd, int type)
+static void __attribute__((noreturn)) fail(int fd, int type)
 {
 	report(fd, type, errno);
 	_exit(127);
@@ -77,6 +79,8 @@ move_fd(int from, int to, int exec_w)
 	if (dup2(from, to) < 0)
 		fail(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED);
 }
+
+static int extra_fds = 0;
 
 static void __attribute__((noreturn))
 run_command(int exec_w, int tty, const char *cwd, const char *program, char **argv, char **envp)
@@ -95,10 +99,14 @@ run_command(int exec_w, int tty, const char *cwd, const char *program, char **ar
 	move_fd(STDIN_SRC, STDIN_FILENO, exec_w);
 	move_fd(STDOUT_SRC, STDOUT_FILENO, exec_w);
 	move_fd(STDERR_SRC, STDERR_FILENO, exec_w);
-	/* the command keeps 0, 1 and 2, nothing else */
+	/* the command keeps 0, 1 and 2 and the extra descriptors, nothing else */
 	if (syscall(SYS_close_range, 3, ~0U, CLOSE_RANGE_CLOEXEC) < 0) {
 		for (int fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	for (int fd = EXTRA_FD; fd < EXTRA_FD + extra_fds; fd++) {
+		if (fcntl(fd, F_SETFD, 0) < 0)
+			fail(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED);
 	}
 	if (chdir(cwd) < 0)
 		fail(exec_w, ESD_SPAWN_REPORT_CHDIR_FAILED);
@@ -196,11 +204,16 @@ main(int argc, char **argv, char **envp)
 	ssize_t n;
 
 	if (argc < 6) {
-		fprintf(stderr, "esd-supervise: internal helper of execserverd, not to be run by hand\n");
+		fprintf(stderr,
+			"esd-supervise: internal helper of execserverd, not to be run by hand\n");
 		return 127;
 	}
 	tty = strchr(argv[1], 't') != NULL;
 	pid_namespace = strchr(argv[1], 'n') != NULL;
+	for (const char *f = argv[1]; *f != '\0'; f++) {
+		if (*f >= '1' && *f <= '4')
+			extra_fds = *f - '0';
+	}
 	daemon_pid = (pid_t)strtol(argv[2], NULL, 10);
 
 	prctl(PR_SET_PDEATHSIG, pid_namespace ? SIGKILL : SIGTERM);
