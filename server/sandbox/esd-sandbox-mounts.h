@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "esd-sandbox-policy.h"
+
+G_BEGIN_DECLS
+
+/* the file-system part of a bwrap command line, and what it leaves on the host */
+typedef struct {
+	GPtrArray *args;      /* of gchar*: bwrap options, in order */
+	gint empty_fd;	      /* sealed empty memfd for --ro-bind-data, or -1 */
+	GPtrArray *synthetic; /* of gchar*: mount targets bwrap creates on the host */
+	gboolean released;
+} EsdSandboxMounts;
+
+gboolean
+esd_sandbox_mounts_build(const EsdSandboxPolicy *policy, EsdSandboxMounts *mounts, GError **error);
+void
+esd_sandbox_mounts_release(EsdSandboxMounts *mounts, gboolean remove_targets);
+void
+esd_sandbox_mounts_clear(EsdSandboxMounts *mounts);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdSandboxMounts, esd_sandbox_mounts_clear)
+
+G_END_DECLS
