@@ -122,7 +122,7 @@ esd_spawn_exec_supervisor(void *data)
 			goto fail;
 	}
 	for (guint i = 0; i < exec->n_fds; i++) {
-		if (dup2(moved[i], 3 + (gint)i) < 0)
+		if (dup2(moved[i], i < 4 ? 3 + (gint)i : exec->fds[i]) < 0)
 			goto fail;
 	}
 	execve(exec->supervisor, exec->argv, exec->envp);
@@ -183,6 +183,7 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 {
 	EsdSpawnExec exec = {.supervisor = esd_spawn_get_supervisor(), .envp = request->envp};
 	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GString) keep = g_string_new(NULL); /* ",N" per extra descriptor */
 	gint report[2] = {-1, -1};
 	gint in[2] = {-1, -1};
 	gint out[2] = {-1, -1};
@@ -227,8 +228,11 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 	}
 	exec.fds[0] = report[1];
 	g_return_val_if_fail(request->n_extra_fds <= ESD_SPAWN_MAX_EXTRA_FDS, FALSE);
-	for (guint i = 0; i < request->n_extra_fds; i++)
+	for (guint i = 0; i < request->n_extra_fds; i++) {
+		g_return_val_if_fail(request->extra_fds[i] > 6, FALSE);
 		exec.fds[4 + i] = request->extra_fds[i];
+		g_string_append_printf(keep, ",%d", request->extra_fds[i]);
+	}
 	exec.n_fds = 4 + request->n_extra_fds;
 
 	pid_namespace = esd_spawn_try_pid_namespace;

@@ -8,10 +8,10 @@
  *   esd-supervise FLAGS DAEMON_PID CWD PROGRAM ARGV0 [ARG...]
  *
  * FLAGS: 't' the command gets the terminal on fd 4 as its controlling tty,
- * 'n' we are init of a fresh PID namespace, a digit N: the command also
- * inherits descriptors 7 to 7+N-1 (bubblewrap's arguments and seccomp
- * program). Descriptors: 3 the report pipe, 4 the command's stdin, 5 its
- * stdout, 6 its stderr. The environment is the command's. Signals arrive
+ * 'n' we are init of a fresh PID namespace, ",N" (repeated): the command also
+ * inherits descriptor N (bubblewrap's arguments and seccomp program).
+ * Descriptors: 3 the report pipe, 4 the command's stdin, 5 its stdout, 6
+ * its stderr. The environment is the command's. Signals arrive
  * blocked and stay blocked here.
  *
  * It forks the command, reports on fd 3 that it was executed (or why not)
@@ -44,7 +44,6 @@
 #define STDIN_SRC  4
 #define STDOUT_SRC 5
 #define STDERR_SRC 6
-#define EXTRA_FD   7
 
 typedef struct {
 	int type;
@@ -80,7 +79,9 @@ move_fd(int from, int to, int exec_w)
 		fail(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED);
 }
 
-static int extra_fds = 0;
+#define MAX_EXTRA_FDS 4
+static int extra_fds[MAX_EXTRA_FDS];
+static int n_extra_fds = 0;
 
 static void __attribute__((noreturn))
 run_command(int exec_w, int tty, const char *cwd, const char *program, char **argv, char **envp)
@@ -104,8 +105,8 @@ run_command(int exec_w, int tty, const char *cwd, const char *program, char **ar
 		for (int fd = 3; fd < 65536; fd++)
 			fcntl(fd, F_SETFD, FD_CLOEXEC);
 	}
-	for (int fd = EXTRA_FD; fd < EXTRA_FD + extra_fds; fd++) {
-		if (fcntl(fd, F_SETFD, 0) < 0)
+	for (int i = 0; i < n_extra_fds; i++) {
+		if (fcntl(extra_fds[i], F_SETFD, 0) < 0)
 			fail(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED);
 	}
 	if (chdir(cwd) < 0)
@@ -210,10 +211,9 @@ main(int argc, char **argv, char **envp)
 	}
 	tty = strchr(argv[1], 't') != NULL;
 	pid_namespace = strchr(argv[1], 'n') != NULL;
-	for (const char *f = argv[1]; *f != '\0'; f++) {
-		if (*f >= '1' && *f <= '4')
-			extra_fds = *f - '0';
-	}
+	for (const char *f = strchr(argv[1], ','); f != NULL && n_extra_fds < MAX_EXTRA_FDS;
+	     f = strchr(f + 1, ','))
+		extra_fds[n_extra_fds++] = (int)strtol(f + 1, NULL, 10);
 	daemon_pid = (pid_t)strtol(argv[2], NULL, 10);
 
 	prctl(PR_SET_PDEATHSIG, pid_namespace ? SIGKILL : SIGTERM);
