@@ -7,9 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esd-bwrap.h"
 #include "esd-child-env.h"
 #include "esd-dispatcher.h"
 #include "esd-process-methods.h"
+#include "esd-sandbox-policy.h"
+#include "esd-seccomp.h"
 #include "esd-session.h"
 
 /* the process methods: parse and check the params, then hand over to EsdProcess */
@@ -33,7 +36,12 @@ esd_process_methods_spawn_error(ErpcCall *call, gint errnum, const gchar *kind)
 
 	json_object_set_string_member(obj, "kind", kind);
 	json_node_take_object(data, obj);
-	g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "%s (os error %d)", g_strerror(errnum), errnum);
+	g_set_error(&error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INTERNAL,
+		    "%s (os error %d)",
+		    g_strerror(errnum),
+		    errnum);
 	erpc_call_return_error_full(call, error, g_steal_pointer(&data));
 }
 
@@ -63,7 +71,8 @@ esd_process_methods_find_program(const gchar *program, const gchar *path)
 		g_autofree gchar *candidate =
 		    g_build_filename(dirs[i][0] != '\0' ? dirs[i] : ".", program, NULL);
 		struct stat st;
-		if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) && access(candidate, X_OK) == 0)
+		if (stat(candidate, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(candidate, X_OK) == 0)
 			return g_steal_pointer(&candidate);
 	}
 	return NULL;
@@ -80,53 +89,6 @@ esd_process_methods_env_lookup(gchar **envp, const gchar *name)
 	return NULL;
 }
 
-/*
- * A sandbox that asks for isolation cannot be honoured before the sandbox
- * exists: refuse it rather than run the command unconfined.
- */
-static gboolean
-esd_process_methods_check_sandbox(JsonObject *sandbox, GError **error)
-{
-	const gchar *const levels[] = {"disabled", "restricted-token", "elevated", "mxc", NULL};
-	const gchar *const types[] = {"managed", "disabled", "external", NULL};
-	const gchar *const networks[] = {"restricted", "enabled", NULL};
-	const gchar *const fs_types[] = {"unrestricted", "restricted", NULL};
-	JsonObject *permissions = NULL;
-	JsonObject *fs = NULL;
-	gint level = 0;
-	gint type = 0;
-	gint network = 1;
-	gint fs_type = 0;
-
-	if (!erpc_json_require_object(sandbox, "permissions", &permissions, error) ||
-	    !erpc_json_get_enum(sandbox, "windowsSandboxLevel", levels, -1, &level, error) ||
-	    !erpc_json_get_enum(permissions, "type", types, -1, &type, error))
-		return FALSE;
-	if (level == 3) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "native MXC is unavailable on this executor");
-		return FALSE;
-	}
-	if (type == 1)
-		return TRUE;
-	if (!erpc_json_get_enum(permissions, "network", networks, -1, &network, error))
-		return FALSE;
-	if (type == 2)
-		return TRUE;
-	if (!erpc_json_require_object(permissions, "file_system", &fs, error) ||
-	    !erpc_json_get_enum(fs, "type", fs_types, -1, &fs_type, error))
-		return FALSE;
-	if (fs_type == 0 && network == 1)
-		return TRUE;
-	g_set_error_literal(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_INVALID_PARAMS,
-			    "the requested sandbox is unavailable on this executor");
-	return FALSE;
-}
-
 typedef struct {
 	gchar *id;
 	gchar **argv;
@@ -135,6 +97,8 @@ typedef struct {
 	gchar *program;
 	gboolean tty;
 	gboolean pipe_stdin;
+	gboolean has_sandbox;	  /* a `sandbox` object was sent: sandboxType linuxSeccomp */
+	EsdSandboxPolicy *policy; /* NULL without one */
 } EsdStartParams;
 
 static void
@@ -145,6 +109,7 @@ esd_start_params_clear(EsdStartParams *params)
 	g_free(params->cwd);
 	g_strfreev(params->envp);
 	g_free(params->program);
+	g_clear_pointer(&params->policy, esd_sandbox_policy_free);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdStartParams, esd_start_params_clear)
@@ -193,7 +158,10 @@ esd_process_methods_parse_start(JsonObject *params, EsdStartParams *out, ErpcCal
 		}
 	}
 	if (out->argv[0] == NULL) {
-		g_set_error_literal(&error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "argv must not be empty");
+		g_set_error_literal(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "argv must not be empty");
 		goto invalid;
 	}
 	if (snapshot != NULL) {
@@ -201,28 +169,37 @@ esd_process_methods_parse_start(JsonObject *params, EsdStartParams *out, ErpcCal
 		if (!erpc_json_require_string(snapshot, "scopeId", &scope, &error))
 			goto invalid;
 		if (scope[0] == '\0' || strlen(scope) > 256) {
-			g_set_error_literal(&error,
-					    ERPC_ERROR,
-					    ERPC_ERROR_INVALID_PARAMS,
-					    "shell snapshot scope must be non-empty and at most 256 bytes");
+			g_set_error_literal(
+			    &error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "shell snapshot scope must be non-empty and at most 256 bytes");
 			goto invalid;
 		}
 	}
 	if (proxy != NULL || enforce) {
-		g_set_error_literal(&error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "invalid network proxy config: this executor does not launch a managed "
-				    "network proxy");
+		g_set_error_literal(
+		    &error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid network proxy config: this executor does not launch a managed "
+		    "network proxy");
 		goto invalid;
 	}
-	if (sandbox != NULL && !esd_process_methods_check_sandbox(sandbox, &error)) {
-		if (g_error_matches(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS) &&
-		    (strstr(error->message, "unavailable") != NULL)) {
-			esd_process_methods_error_kind(call, error, "sandboxUnavailable");
-			return FALSE;
+	if (sandbox != NULL) {
+		const gchar *tmpdirs[] = {g_get_tmp_dir(), NULL};
+		EsdSandboxDefaults defaults = {.cwd = out->cwd,
+					       .home = g_get_home_dir(),
+					       .tmpdirs = tmpdirs};
+		out->has_sandbox = TRUE;
+		out->policy = esd_sandbox_policy_new_from_json(sandbox, &defaults, &error);
+		if (out->policy == NULL) {
+			if (esd_sandbox_error_convert(&error)) {
+				esd_process_methods_error_kind(call, error, "sandboxUnavailable");
+				return FALSE;
+			}
+			goto invalid;
 		}
-		goto invalid;
 	}
 	out->envp = esd_child_env_build(env, policy, out->tty, &error);
 	if (out->envp == NULL)
@@ -252,7 +229,9 @@ esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCal
 	if (error != NULL) {
 		const gchar *kind = g_object_get_data(G_OBJECT(process), "esd-spawn-kind");
 		g_autofree gchar *id = g_strdup(esd_process_get_id(process));
-		esd_process_methods_error_kind(call, (GError *)error, kind != NULL ? kind : "spawnFailed");
+		esd_process_methods_error_kind(call,
+					       (GError *)error,
+					       kind != NULL ? kind : "spawnFailed");
 		/* a process that never ran leaves no trace */
 		if (session != NULL)
 			esd_session_remove_process(session, id);
@@ -261,10 +240,92 @@ esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCal
 	}
 	out = g_string_new("{\"processId\":");
 	erpc_json_append_string(out, esd_process_get_id(process), -1);
-	g_string_append(out, ",\"sandboxType\":\"none\"}");
+	/* as the reference on Linux: whenever a sandbox object was sent */
+	g_string_append_printf(out,
+			       ",\"sandboxType\":\"%s\"}",
+			       g_object_get_data(G_OBJECT(process), "esd-sandbox-type") != NULL
+				   ? "linuxSeccomp"
+				   : "none");
 	result = g_string_free(out, FALSE);
 	erpc_call_return_raw(call, result);
 	g_object_unref(call);
+}
+
+static void
+esd_process_methods_release_launch(EsdBwrapLaunch *launch)
+{
+	/* the sandbox has exited: its synthetic mount points go */
+	esd_bwrap_launch_cleanup(launch);
+	esd_bwrap_launch_free(launch);
+}
+
+/*
+ * The command runs as bwrap's: fresh namespaces, the policy's mounts, the
+ * seccomp filter, and the client's environment only at the final exec.
+ * Fails closed: without a working bwrap or filter nothing runs.
+ */
+static EsdBwrapLaunch *
+esd_process_methods_prepare_sandbox(ErpcCall *call,
+				    EsdStartParams *start,
+				    const gchar *path,
+				    EsdSpawnRequest *request,
+				    gint *seccomp_fd)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	g_autoptr(GPtrArray) command = g_ptr_array_new();
+	EsdSeccompFlags flags = start->policy->network == ESD_SANDBOX_NETWORK_RESTRICTED
+				    ? ESD_SECCOMP_NETWORK_RESTRICTED
+				    : ESD_SECCOMP_FLAG_NONE;
+	const gint *fds;
+	guint n_fds = 0;
+
+	if (!esd_bwrap_available(&error)) {
+		esd_sandbox_error_convert(&error);
+		g_info("sandboxed process refused: %s", error->message);
+		esd_process_methods_error_kind(call, error, "sandboxUnavailable");
+		return NULL;
+	}
+	*seccomp_fd = esd_seccomp_build_fd(flags, &error);
+	if (*seccomp_fd < 0)
+		goto preparation;
+	/* bwrap 0.8 cannot set argv[0]: the command sees its path there */
+	g_ptr_array_add(command, (gpointer)path);
+	for (guint i = 1; start->argv[i] != NULL; i++)
+		g_ptr_array_add(command, start->argv[i]);
+	g_ptr_array_add(command, NULL);
+	launch = esd_bwrap_launch_new(start->policy,
+				      *seccomp_fd,
+				      start->cwd,
+				      (gchar *const *)command->pdata,
+				      start->envp,
+				      &error);
+	if (launch == NULL)
+		goto preparation;
+	fds = esd_bwrap_launch_get_fds(launch, &n_fds);
+	if (n_fds > ESD_SPAWN_MAX_EXTRA_FDS) {
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INTERNAL,
+			    "too many descriptors for bwrap");
+		goto preparation;
+	}
+	request->path = esd_bwrap_launch_get_argv(launch)[0];
+	request->argv = (gchar *const *)esd_bwrap_launch_get_argv(launch);
+	request->envp = (gchar *const *)esd_bwrap_launch_get_envp(launch);
+	request->extra_fds = fds;
+	request->n_extra_fds = n_fds;
+	return g_steal_pointer(&launch);
+preparation:
+	g_warning("cannot prepare the sandbox of process %s: %s", start->id, error->message);
+	if (error->domain != ERPC_ERROR) {
+		g_autoptr(GError) wire =
+		    g_error_new_literal(ERPC_ERROR, ERPC_ERROR_INTERNAL, error->message);
+		esd_process_methods_error_kind(call, wire, "sandboxPreparation");
+	} else {
+		esd_process_methods_error_kind(call, error, "sandboxPreparation");
+	}
+	return NULL;
 }
 
 static void
@@ -274,6 +335,9 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 	g_auto(EsdStartParams) start = {0};
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
+	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	gint seccomp_fd = -1;
+	gboolean ok;
 	EsdSpawnRequest request = {0};
 	EsdProcess *process;
 	struct stat st;
@@ -281,7 +345,11 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 	if (!esd_process_methods_parse_start(params, &start, call))
 		return;
 	if (esd_session_lookup_process(session, start.id) != NULL) {
-		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "process %s already exists", start.id);
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "process %s already exists",
+			    start.id);
 		erpc_call_return_error(call, error);
 		return;
 	}
@@ -304,9 +372,9 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 		path = esd_process_methods_find_program(start.program, child_path);
 	} else {
 		const gchar *server_path = g_getenv("PATH");
-		path = esd_process_methods_find_program(start.program,
-							server_path != NULL ? server_path
-									    : "/usr/local/bin:/usr/bin:/bin");
+		path = esd_process_methods_find_program(
+		    start.program,
+		    server_path != NULL ? server_path : "/usr/local/bin:/usr/bin:/bin");
 	}
 	if (path == NULL) {
 		esd_process_methods_spawn_error(call, ENOENT, "spawnNotFound");
@@ -321,9 +389,31 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 	request.pipe_stdin = start.pipe_stdin;
 	request.rows = ESD_PTY_ROWS;
 	request.cols = ESD_PTY_COLS;
+	if (start.policy != NULL && esd_sandbox_policy_is_isolated(start.policy)) {
+		launch =
+		    esd_process_methods_prepare_sandbox(call, &start, path, &request, &seccomp_fd);
+		if (launch == NULL) {
+			if (seccomp_fd >= 0)
+				close(seccomp_fd);
+			return;
+		}
+	}
 	process = esd_session_new_process(session, start.id);
-	g_signal_connect(process, "started", G_CALLBACK(esd_process_methods_started_cb), g_object_ref(call));
-	if (!esd_process_spawn(process, &request, &error)) {
+	if (start.has_sandbox)
+		g_object_set_data(G_OBJECT(process), "esd-sandbox-type", GINT_TO_POINTER(1));
+	if (launch != NULL)
+		esd_process_set_sandbox(process,
+					g_steal_pointer(&launch),
+					(GDestroyNotify)esd_process_methods_release_launch);
+	g_signal_connect(process,
+			 "started",
+			 G_CALLBACK(esd_process_methods_started_cb),
+			 g_object_ref(call));
+	ok = esd_process_spawn(process, &request, &error);
+	/* the supervisor has its copy */
+	if (seccomp_fd >= 0)
+		close(seccomp_fd);
+	if (!ok) {
 		g_signal_handlers_disconnect_by_data(process, call);
 		g_object_unref(call);
 		esd_session_remove_process(session, start.id);
@@ -353,12 +443,20 @@ esd_process_methods_read(ErpcCall *call, JsonObject *params, gpointer user_data)
 	}
 	process = esd_session_lookup_process(session, id);
 	if (process == NULL) {
-		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "unknown process id %s", id);
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "unknown process id %s",
+			    id);
 		erpc_call_return_error(call, error);
 		return;
 	}
 	if (esd_process_is_starting(process)) {
-		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "process id %s is starting", id);
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "process id %s is starting",
+			    id);
 		erpc_call_return_error(call, error);
 		return;
 	}
@@ -385,7 +483,10 @@ esd_process_methods_write(ErpcCall *call, JsonObject *params, gpointer user_data
 		return;
 	}
 	if (write_id[0] == '\0') {
-		g_set_error_literal(&error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "writeId must not be empty");
+		g_set_error_literal(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "writeId must not be empty");
 		erpc_call_return_error(call, error);
 		return;
 	}

@@ -26,8 +26,8 @@
  * on a full pipe instead of the daemon's memory growing.
  */
 
-#define ESD_PROCESS_READ_SIZE	  (1024 * 1024)
-#define ESD_PROCESS_PIPE_SIZE	  (1024 * 1024)
+#define ESD_PROCESS_READ_SIZE (1024 * 1024)
+#define ESD_PROCESS_PIPE_SIZE (1024 * 1024)
 /* a stream that just gave this much is hot: the next read waits a moment */
 #define ESD_PROCESS_HOT_BYTES	  (16 * 1024)
 #define ESD_PROCESS_HOT_US	  2000
@@ -121,6 +121,11 @@ struct _EsdProcess {
 	GPtrArray *waiters; /* of EsdWaiter */
 	EsdProcessSinkFunc sink_func;
 	gpointer sink_data;
+
+	gboolean sandboxed;
+	gboolean sandbox_denied;
+	gpointer sandbox_data; /* released once the sandbox has exited */
+	GDestroyNotify sandbox_release;
 };
 
 G_DEFINE_TYPE(EsdProcess, esd_process, G_TYPE_OBJECT)
@@ -128,9 +133,12 @@ G_DEFINE_TYPE(EsdProcess, esd_process, G_TYPE_OBJECT)
 enum { SIGNAL_STARTED, SIGNAL_CLOSED, SIGNAL_LAST };
 static guint esd_process_signals[SIGNAL_LAST] = {0};
 
-static void esd_process_reader_start(EsdReader *reader);
-static void esd_process_wake_waiters(EsdProcess *self);
-static void esd_process_maybe_close(EsdProcess *self);
+static void
+esd_process_reader_start(EsdReader *reader);
+static void
+esd_process_wake_waiters(EsdProcess *self);
+static void
+esd_process_maybe_close(EsdProcess *self);
 
 const gchar *
 esd_process_get_id(EsdProcess *self)
@@ -218,7 +226,8 @@ esd_process_emit_output(EsdProcess *self, EsdStream stream, guint8 *data, gsize 
 	if (esd_process_sink(self) != NULL) {
 		message = esd_process_notification_start(self, "process/output", len / 3 * 4 + 4);
 		g_string_append_printf(message,
-				       ",\"seq\":%" G_GUINT64_FORMAT ",\"stream\":\"%s\",\"chunk\":\"",
+				       ",\"seq\":%" G_GUINT64_FORMAT
+				       ",\"stream\":\"%s\",\"chunk\":\"",
 				       chunk->seq,
 				       esd_stream_names[stream]);
 		erpc_base64_append(message, data, len);
@@ -422,6 +431,59 @@ esd_process_maybe_close(EsdProcess *self)
 	g_signal_emit(self, esd_process_signals[SIGNAL_CLOSED], 0);
 }
 
+/*
+ * The reference's heuristic for sandboxDenied: a sandboxed command failed
+ * and its output names a refusal the sandbox would cause.
+ */
+static gboolean
+esd_process_output_looks_denied(EsdProcess *self)
+{
+	const gchar *const words[] = {"permission denied",
+				      "operation not permitted",
+				      "read-only file system",
+				      "seccomp",
+				      "sandbox",
+				      "bad system call",
+				      NULL};
+
+	for (GList *l = self->chunks.head; l != NULL; l = l->next) {
+		EsdChunk *chunk = l->data;
+		gsize len = 0;
+		const gchar *data = g_bytes_get_data(chunk->data, &len);
+		g_autofree gchar *lower = g_ascii_strdown(data != NULL ? data : "", (gssize)len);
+		for (guint i = 0; words[i] != NULL; i++) {
+			if (g_strstr_len(lower, (gssize)len, words[i]) != NULL)
+				return TRUE;
+		}
+	}
+	return FALSE;
+}
+
+static void
+esd_process_release_sandbox(EsdProcess *self)
+{
+	gpointer data = g_steal_pointer(&self->sandbox_data);
+	if (data != NULL && self->sandbox_release != NULL)
+		self->sandbox_release(data);
+}
+
+/**
+ * esd_process_set_sandbox:
+ * @data: (transfer full) (nullable): what the sandbox needs until it exits
+ * @release: frees @data once the command has exited (or the process goes)
+ *
+ * Marks the process as sandboxed: its exit reports `sandboxDenied` when
+ * the output suggests the sandbox refused something.
+ */
+void
+esd_process_set_sandbox(EsdProcess *self, gpointer data, GDestroyNotify release)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	self->sandboxed = TRUE;
+	self->sandbox_data = data;
+	self->sandbox_release = release;
+}
+
 static void
 esd_process_set_exited(EsdProcess *self, gint exit_code)
 {
@@ -431,18 +493,24 @@ esd_process_set_exited(EsdProcess *self, gint exit_code)
 		return;
 	/* what the command wrote before it exited is sent before the exit */
 	for (guint i = 0; i < self->n_readers; i++) {
-		for (guint rounds = 0; rounds < 16 && esd_process_reader_read_once(&self->readers[i]);
+		for (guint rounds = 0;
+		     rounds < 16 && esd_process_reader_read_once(&self->readers[i]);
 		     rounds++)
 			;
 	}
 	self->exited = TRUE;
 	self->exit_code = exit_code;
 	self->exit_seq = self->next_seq++;
+	self->sandbox_denied =
+	    self->sandboxed && exit_code != 0 && esd_process_output_looks_denied(self);
+	esd_process_release_sandbox(self);
 	message = esd_process_notification_start(self, "process/exited", 0);
 	g_string_append_printf(message,
-			       ",\"seq\":%" G_GUINT64_FORMAT ",\"exitCode\":%d,\"sandboxDenied\":false}}",
+			       ",\"seq\":%" G_GUINT64_FORMAT
+			       ",\"exitCode\":%d,\"sandboxDenied\":%s}}",
 			       self->exit_seq,
-			       exit_code);
+			       exit_code,
+			       self->sandbox_denied ? "true" : "false");
 	esd_process_notify(self, message);
 	esd_process_wake_waiters(self);
 	if (!self->tty)
@@ -465,7 +533,8 @@ esd_process_start_failed(EsdProcess *self, gint kind_errno, EsdSpawnReport type)
 	g_object_set_data(G_OBJECT(self),
 			  "esd-spawn-kind",
 			  (gpointer)(kind_errno == ENOENT ? "spawnNotFound"
-				     : (kind_errno == EACCES || kind_errno == EPERM) && type != ESD_SPAWN_REPORT_SETUP_FAILED
+				     : (kind_errno == EACCES || kind_errno == EPERM) &&
+					     type != ESD_SPAWN_REPORT_SETUP_FAILED
 					 ? "spawnPermissionDenied"
 					 : "spawnFailed"));
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, error);
@@ -489,7 +558,9 @@ esd_process_report_cb(gint fd, GIOCondition condition, gpointer user_data)
 
 	g_object_ref(self);
 	do
-		n = read(self->report_fd, self->report_buf + self->report_len, 8 - self->report_len);
+		n = read(self->report_fd,
+			 self->report_buf + self->report_len,
+			 8 - self->report_len);
 	while (n < 0 && errno == EINTR);
 	if (n < 0 && errno == EAGAIN) {
 		g_object_unref(self);
@@ -516,7 +587,8 @@ esd_process_report_cb(gint fd, GIOCondition condition, gpointer user_data)
 		self->report_len = 0;
 		if (type == ESD_SPAWN_REPORT_STARTED && self->state == ESD_PROCESS_STATE_STARTING)
 			esd_process_started(self);
-		else if (type == ESD_SPAWN_REPORT_EXITED && self->state == ESD_PROCESS_STATE_RUNNING)
+		else if (type == ESD_SPAWN_REPORT_EXITED &&
+			 self->state == ESD_PROCESS_STATE_RUNNING)
 			esd_process_set_exited(self, esd_process_exit_code_from_status(value));
 		else if (self->state == ESD_PROCESS_STATE_STARTING)
 			esd_process_start_failed(self, value, type);
@@ -578,10 +650,14 @@ esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **err
 			fcntl(self->readers[i].fd, F_SETPIPE_SZ, ESD_PROCESS_PIPE_SIZE);
 	}
 	self->report_source = g_unix_fd_source_new(self->report_fd, G_IO_IN | G_IO_HUP | G_IO_ERR);
-	g_source_set_callback(self->report_source, G_SOURCE_FUNC(esd_process_report_cb), self, NULL);
+	g_source_set_callback(self->report_source,
+			      G_SOURCE_FUNC(esd_process_report_cb),
+			      self,
+			      NULL);
 	g_source_attach(self->report_source, NULL);
 	/* the watch keeps the object until the supervisor is reaped */
-	self->child_watch = g_child_watch_add(self->pid, esd_process_child_watch_cb, g_object_ref(self));
+	self->child_watch =
+	    g_child_watch_add(self->pid, esd_process_child_watch_cb, g_object_ref(self));
 	return TRUE;
 }
 
@@ -625,7 +701,8 @@ esd_process_answer_read(EsdProcess *self,
 		if (has_max_bytes && !first && total + len > max_bytes)
 			break;
 		g_string_append_printf(out,
-				       "%s{\"seq\":%" G_GUINT64_FORMAT ",\"stream\":\"%s\",\"chunk\":\"",
+				       "%s{\"seq\":%" G_GUINT64_FORMAT
+				       ",\"stream\":\"%s\",\"chunk\":\"",
 				       first ? "" : ",",
 				       chunk->seq,
 				       esd_stream_names[chunk->stream]);
@@ -638,14 +715,18 @@ esd_process_answer_read(EsdProcess *self,
 			break;
 	}
 	next_seq = has_max_bytes && last_seq > 0 ? last_seq + 1 : self->next_seq;
-	g_string_append_printf(out, "],\"nextSeq\":%" G_GUINT64_FORMAT ",\"exited\":%s,\"exitCode\":", next_seq, self->exited ? "true" : "false");
+	g_string_append_printf(out,
+			       "],\"nextSeq\":%" G_GUINT64_FORMAT ",\"exited\":%s,\"exitCode\":",
+			       next_seq,
+			       self->exited ? "true" : "false");
 	if (self->exited)
 		g_string_append_printf(out, "%d", self->exit_code);
 	else
 		g_string_append(out, "null");
 	g_string_append_printf(out,
-			       ",\"closed\":%s,\"failure\":null,\"sandboxDenied\":false}",
-			       self->closed ? "true" : "false");
+			       ",\"closed\":%s,\"failure\":null,\"sandboxDenied\":%s}",
+			       self->closed ? "true" : "false",
+			       self->sandbox_denied ? "true" : "false");
 	erpc_call_return_raw(call, out->str);
 }
 
@@ -657,7 +738,8 @@ esd_process_waiter_free(EsdWaiter *waiter)
 		g_source_unref(waiter->timeout);
 	}
 	if (waiter->cancel_id != 0)
-		g_cancellable_disconnect(erpc_call_get_cancellable(waiter->call), waiter->cancel_id);
+		g_cancellable_disconnect(erpc_call_get_cancellable(waiter->call),
+					 waiter->cancel_id);
 	g_object_unref(waiter->call);
 	g_free(waiter);
 }
@@ -750,7 +832,8 @@ esd_process_read(EsdProcess *self,
 
 /* --- process/write ----------------------------------------------------- */
 
-static void esd_process_stdin_flush(EsdProcess *self);
+static void
+esd_process_stdin_flush(EsdProcess *self);
 
 static gboolean
 esd_process_stdin_writable_cb(gint fd, GIOCondition condition, gpointer user_data)
@@ -776,12 +859,14 @@ esd_process_stdin_flush(EsdProcess *self)
 		GBytes *head = g_queue_peek_head(&self->stdin_queue);
 		gsize len = 0;
 		const guint8 *data = g_bytes_get_data(head, &len);
-		ssize_t n = write(self->stdin_fd, data + self->stdin_offset, len - self->stdin_offset);
+		ssize_t n =
+		    write(self->stdin_fd, data + self->stdin_offset, len - self->stdin_offset);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && errno == EAGAIN) {
-			self->stdin_source = g_unix_fd_source_new(self->stdin_fd, G_IO_OUT | G_IO_ERR);
+			self->stdin_source =
+			    g_unix_fd_source_new(self->stdin_fd, G_IO_OUT | G_IO_ERR);
 			g_source_set_callback(self->stdin_source,
 					      G_SOURCE_FUNC(esd_process_stdin_writable_cb),
 					      self,
@@ -883,6 +968,7 @@ esd_process_dispose(GObject *object)
 	/* nothing outlives the daemon's interest in it */
 	if (!self->reaped && self->pid > 0)
 		esd_spawn_kill_tree(self->pid, self->pid_namespace);
+	esd_process_release_sandbox(self);
 	while (self->waiters->len > 0)
 		esd_process_waiter_finish(g_ptr_array_index(self->waiters, 0));
 	G_OBJECT_CLASS(esd_process_parent_class)->dispose(object);

@@ -17,6 +17,8 @@ EsdProcess *
 esd_process_new(const gchar *id, gsize max_retained_bytes);
 void
 esd_process_set_sink(EsdProcess *self, EsdProcessSinkFunc func, gpointer user_data);
+void
+esd_process_set_sandbox(EsdProcess *self, gpointer data, GDestroyNotify release);
 gboolean
 esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **error);
 const gchar *

@@ -250,10 +250,10 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
 	for (guint attempt = 0; attempt < 2 && pid < 0; attempt++) {
 		g_free(g_ptr_array_index(argv, 1));
-		g_ptr_array_index(argv, 1) = g_strdup_printf("-%s%s%c",
+		g_ptr_array_index(argv, 1) = g_strdup_printf("-%s%s%s",
 							     request->tty ? "t" : "",
 							     pid_namespace ? "n" : "",
-							     (gchar)('0' + request->n_extra_fds));
+							     keep->str);
 		exec.argv = (gchar **)argv->pdata;
 		pid = clone(esd_spawn_exec_supervisor,
 			    esd_spawn_stack + ESD_SPAWN_STACK_SIZE,
