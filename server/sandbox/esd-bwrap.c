@@ -80,46 +80,53 @@ esd_bwrap_find(GError **error)
 
 /* runs bwrap once with every namespace a sandbox uses */
 static gboolean
-esd_bwrap_probe(GError **error)
+esd_bwrap_probe_once(const gchar *bwrap, gboolean fresh_proc, GError **error)
 {
-	g_autofree gchar *bwrap = esd_bwrap_find(error);
 	g_autoptr(GSubprocessLauncher) launcher = NULL;
 	g_autoptr(GSubprocess) subprocess = NULL;
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
 	g_autofree gchar *stderr_buf = NULL;
 	g_autoptr(GError) error_local = NULL;
 	const gchar *const envp[] = {ESD_BWRAP_PATH_ENV, NULL};
+	const gchar *const fixed[] = {"--unshare-user",
+				      "--unshare-pid",
+				      "--unshare-ipc",
+				      "--unshare-uts",
+				      "--unshare-net",
+				      "--unshare-cgroup-try",
+				      "--die-with-parent",
+				      "--cap-drop",
+				      "ALL",
+				      "--ro-bind",
+				      "/",
+				      "/",
+				      "--dev",
+				      "/dev",
+				      NULL};
 
-	if (bwrap == NULL)
-		return FALSE;
+	g_ptr_array_add(argv, (gpointer)bwrap);
+	for (guint i = 0; fixed[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)fixed[i]);
+	if (fresh_proc) {
+		g_ptr_array_add(argv, (gpointer) "--proc");
+		g_ptr_array_add(argv, (gpointer) "/proc");
+		g_ptr_array_add(argv, (gpointer) "--ro-bind");
+		g_ptr_array_add(argv, (gpointer) "/proc/sys");
+		g_ptr_array_add(argv, (gpointer) "/proc/sys");
+	} else {
+		g_ptr_array_add(argv, (gpointer) "--ro-bind");
+		g_ptr_array_add(argv, (gpointer) "/proc");
+		g_ptr_array_add(argv, (gpointer) "/proc");
+	}
+	g_ptr_array_add(argv, (gpointer) "--");
+	g_ptr_array_add(argv, (gpointer)bwrap);
+	g_ptr_array_add(argv, (gpointer) "--version");
+	g_ptr_array_add(argv, NULL);
 	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_SILENCE |
 					     G_SUBPROCESS_FLAGS_STDERR_PIPE);
 	g_subprocess_launcher_set_environ(launcher, (gchar **)envp);
-	subprocess = g_subprocess_launcher_spawn(launcher,
-						 &error_local,
-						 bwrap,
-						 "--unshare-user",
-						 "--unshare-pid",
-						 "--unshare-ipc",
-						 "--unshare-uts",
-						 "--unshare-net",
-						 "--unshare-cgroup-try",
-						 "--die-with-parent",
-						 "--cap-drop",
-						 "ALL",
-						 "--ro-bind",
-						 "/",
-						 "/",
-						 "--dev",
-						 "/dev",
-						 "--proc",
-						 "/proc",
-						 "--ro-bind",
-						 "/proc/sys",
-						 "/proc/sys",
-						 "--",
-						 bwrap,
-						 "--version",
-						 NULL);
+	subprocess =
+	    g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, &error_local);
 	if (subprocess == NULL || !g_subprocess_communicate_utf8(subprocess,
 								 NULL,
 								 NULL,
@@ -144,6 +151,33 @@ esd_bwrap_probe(GError **error)
 					      : "bwrap cannot create the sandbox namespaces");
 		return FALSE;
 	}
+	return TRUE;
+}
+
+/*
+ * Inside another sandbox (bwrap, a container) the kernel refuses a fresh
+ * proc mount while the outer /proc has parts mounted over. Sandboxes then
+ * get the /proc they are in, read-only: still the outer sandbox's PID
+ * namespace, never the host's if the outer one had its own.
+ */
+static gboolean
+esd_bwrap_probe(GError **error)
+{
+	g_autofree gchar *bwrap = esd_bwrap_find(error);
+	g_autoptr(GError) error_fresh = NULL;
+
+	if (bwrap == NULL)
+		return FALSE;
+	if (esd_bwrap_probe_once(bwrap, TRUE, &error_fresh))
+		return TRUE;
+	if (strstr(error_fresh->message, "Can't mount proc") == NULL ||
+	    !esd_bwrap_probe_once(bwrap, FALSE, NULL)) {
+		g_propagate_error(error, g_steal_pointer(&error_fresh));
+		return FALSE;
+	}
+	g_message("cannot mount a fresh /proc here (%s); sandboxed commands see this one read-only",
+		  error_fresh->message);
+	esd_sandbox_mounts_set_fresh_proc(FALSE);
 	return TRUE;
 }
 

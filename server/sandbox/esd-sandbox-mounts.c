@@ -474,11 +474,24 @@ esd_plan_emit(EsdPlan *plan, guint index, GError **error)
 	}
 }
 
+static gboolean esd_sandbox_mounts_fresh_proc = TRUE;
+
+/* for esd_bwrap_available(): FALSE when a fresh proc cannot be mounted here (nested) */
+void
+esd_sandbox_mounts_set_fresh_proc(gboolean fresh)
+{
+	esd_sandbox_mounts_fresh_proc = fresh;
+}
+
 static void
 esd_plan_push_system(EsdPlan *plan)
 {
 	esd_plan_push(plan, "--dev");
 	esd_plan_push(plan, "/dev");
+	if (!esd_sandbox_mounts_fresh_proc) {
+		esd_plan_push3(plan, "--ro-bind", "/proc", "/proc");
+		return;
+	}
 	esd_plan_push(plan, "--proc");
 	esd_plan_push(plan, "/proc");
 	/* not --ro-bind-try: without it root in the sandbox could write the host's net sysctls */

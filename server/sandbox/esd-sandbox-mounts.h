@@ -22,4 +22,7 @@ esd_sandbox_mounts_clear(EsdSandboxMounts *mounts);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdSandboxMounts, esd_sandbox_mounts_clear)
 
+void
+esd_sandbox_mounts_set_fresh_proc(gboolean fresh);
+
 G_END_DECLS
