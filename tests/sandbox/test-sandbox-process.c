@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <glib/gstdio.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -542,6 +544,76 @@ test_nested(Fx *fx)
 	g_ptr_array_remove(fx->extra_conns, conn);
 }
 
+typedef struct {
+	gchar *a;
+	gchar *b;
+	gint stop;
+	guint swaps;
+} Flipper;
+
+/* swaps a directory and a symlink to a denied one, as fast as it can */
+static gpointer
+flipper_thread(gpointer data)
+{
+	Flipper *flipper = data;
+
+	while (!g_atomic_int_get(&flipper->stop)) {
+		if (renameat2(AT_FDCWD, flipper->a, AT_FDCWD, flipper->b, RENAME_EXCHANGE) == 0)
+			flipper->swaps++;
+	}
+	return NULL;
+}
+
+/* a writable root that is swapped for a symlink to a denied directory never exposes it */
+static void
+test_symlink_swap(Fx *fx)
+{
+	g_autofree gchar *sandbox = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *entries = NULL;
+	Flipper flipper = {0};
+	GThread *thread;
+	guint ran = 0;
+
+	REQUIRE_BWRAP();
+	disk_mkdir(fx, "ws");
+	disk_mkdir(fx, "ws/flip");
+	disk_write(fx, "ws/flip/key", "public", -1);
+	disk_mkdir(fx, "secret");
+	disk_write(fx, "secret/key", "SECRET", -1);
+	g_assert_cmpint(symlink(fx_path(fx, "secret"), fx_path(fx, "ws/alt")), ==, 0);
+	entries = g_strdup_printf(
+	    "{\"permissions\":{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+	    "\"entries\":[{\"path\":{\"type\":\"special\",\"value\":{\"kind\":\"root\"}},"
+	    "\"access\":\"read\"},{\"path\":{\"type\":\"path\",\"path\":\"file://%s\"},"
+	    "\"access\":\"deny\"},{\"path\":{\"type\":\"path\",\"path\":\"file://%s\"},"
+	    "\"access\":\"write\"}]},\"network\":\"restricted\"},\"windowsSandboxLevel\":"
+	    "\"disabled\"}",
+	    fx_path(fx, "secret"),
+	    fx_path(fx, "ws/flip"));
+	sandbox = g_steal_pointer(&entries);
+	script = g_strdup_printf("cat '%s' '%s'; echo x >> '%s'",
+				 fx_path(fx, "ws/flip/key"),
+				 fx_path(fx, "secret/key"),
+				 fx_path(fx, "ws/flip/key"));
+	flipper.a = (gchar *)fx_path(fx, "ws/flip");
+	flipper.b = (gchar *)fx_path(fx, "ws/alt");
+	thread = g_thread_new("flipper", flipper_thread, &flipper);
+	for (guint i = 0; i < 40; i++) {
+		g_autofree gchar *id = g_strdup_printf("swap%u", i);
+		g_auto(Run) run = {0};
+		run_script(fx, fx->conn, id, script, sandbox, NULL, &run);
+		assert_output_lacks(&run, "SECRET");
+		if (strstr(run.output->str, "public") != NULL)
+			ran++;
+	}
+	g_atomic_int_set(&flipper.stop, 1);
+	g_thread_join(thread);
+	g_test_message("%u swaps, %u of 40 runs saw the public directory", flipper.swaps, ran);
+	g_assert_cmpuint(flipper.swaps, >, 0);
+	disk_assert_content(fx, "secret/key", "SECRET", -1);
+}
+
 static const CaseDef cases[] = {
     {"process/isolation", test_isolation, CASE_NONE},
     {"process/files", test_files, CASE_NONE},
@@ -553,6 +625,7 @@ static const CaseDef cases[] = {
     {"process/terminate", test_terminate, CASE_WS_ONLY},
     {"process/fail-closed", test_fail_closed, CASE_WS_ONLY},
     {"process/nested", test_nested, CASE_WS_ONLY},
+    {"process/symlink-swap", test_symlink_swap, CASE_WS_ONLY},
 };
 
 int
