@@ -379,14 +379,11 @@ esd_seccomp_check_arch(GError **error)
 #endif
 }
 
-gint
-esd_seccomp_build_fd(EsdSeccompFlags flags, GError **error)
+static gint
+esd_seccomp_build_fd_uncached(EsdSeccompFlags flags, GError **error)
 {
 	g_auto(scmp_filter_ctx) ctx = NULL;
 	gint r;
-
-	g_return_val_if_fail((flags & ~ESD_SECCOMP_FLAGS_ALL) == 0, -1);
-	g_return_val_if_fail(error == NULL || *error == NULL, -1);
 
 	if (!esd_seccomp_check_arch(error))
 		return -1;
@@ -416,4 +413,38 @@ esd_seccomp_build_fd(EsdSeccompFlags flags, GError **error)
 	if (!esd_seccomp_add_rules(ctx, flags, error))
 		return -1;
 	return esd_seccomp_export(ctx, error);
+}
+
+/*
+ * Building the program costs more than the rest of a sandboxed spawn, so
+ * each variant is built once. Every caller gets its own open file
+ * description of that sealed memfd (through /proc/self/fd), positioned at
+ * the start, because bwrap reads the program with read().
+ */
+static GMutex esd_seccomp_cache_lock;
+static gint esd_seccomp_cache[ESD_SECCOMP_FLAGS_ALL + 1] = {-1, -1};
+
+gint
+esd_seccomp_build_fd(EsdSeccompFlags flags, GError **error)
+{
+	g_autoptr(GMutexLocker) locker = NULL;
+	gchar path[64];
+	gint fd;
+
+	g_return_val_if_fail((flags & ~ESD_SECCOMP_FLAGS_ALL) == 0, -1);
+	g_return_val_if_fail(error == NULL || *error == NULL, -1);
+
+	locker = g_mutex_locker_new(&esd_seccomp_cache_lock);
+	if (esd_seccomp_cache[flags] < 0) {
+		fd = esd_seccomp_build_fd_uncached(flags, error);
+		if (fd < 0)
+			return -1;
+		esd_seccomp_cache[flags] = fd;
+	}
+	g_snprintf(path, sizeof(path), "/proc/self/fd/%d", esd_seccomp_cache[flags]);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	/* no /proc: a program of its own */
+	return esd_seccomp_build_fd_uncached(flags, error);
 }
