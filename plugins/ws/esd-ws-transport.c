@@ -67,6 +67,7 @@ struct _EsdWsTransport {
 	guint8 direct_key[4];
 	guint direct_phase; /* where in the key the next payload byte is */
 	gboolean direct_fin;
+	gboolean initial_read; /* the first dispatch, forced: drains libsoup's buffer */
 
 	GQueue outq; /* of EsdWsFrame */
 	gsize out_offset;
@@ -511,6 +512,10 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 	gsize old_len = self->inbuf->len;
 	gssize n;
 
+	if (self->initial_read) {
+		self->initial_read = FALSE;
+		g_source_set_ready_time(self->in_source, -1);
+	}
 	g_object_ref(self);
 	if (self->direct_remaining > 0) {
 		gboolean going = esd_ws_transport_read_direct(self);
@@ -539,6 +544,26 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 	esd_ws_transport_parse(self);
 	g_object_unref(self);
 	return self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static gboolean
+esd_ws_transport_fd_readable_cb(gint fd, GIOCondition condition, gpointer user_data)
+{
+	return esd_ws_transport_readable_cb(NULL, user_data);
+}
+
+/* libsoup hands over its own stream around the connection: is the connection plain TCP? */
+static gboolean
+esd_ws_transport_is_plain_socket(GIOStream *stream)
+{
+	g_autoptr(GIOStream) base = NULL;
+
+	if (G_IS_SOCKET_CONNECTION(stream))
+		return TRUE;
+	if (g_object_class_find_property(G_OBJECT_GET_CLASS(stream), "base-iostream") == NULL)
+		return FALSE;
+	g_object_get(stream, "base-iostream", &base, NULL);
+	return base != NULL && G_IS_SOCKET_CONNECTION(base) && !G_IS_TLS_CONNECTION(base);
 }
 
 static gboolean
@@ -641,12 +666,33 @@ esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsiz
 	self->input = G_POLLABLE_INPUT_STREAM(g_io_stream_get_input_stream(stream));
 	self->output = G_POLLABLE_OUTPUT_STREAM(g_io_stream_get_output_stream(stream));
 	self->max_message_size = max_message_size;
-	self->in_source = g_pollable_input_stream_create_source(self->input, NULL);
-	g_source_set_callback(self->in_source,
-			      G_SOURCE_FUNC(esd_ws_transport_readable_cb),
-			      self,
-			      NULL);
+	/*
+	 * A plain socket is watched by its descriptor: GLib takes a blocked
+	 * source's descriptors (and a pollable source's child's) out of the poll
+	 * set while it runs and puts them back after, waking the main context
+	 * each time, which cost several eventfd writes per message. Nothing here
+	 * iterates the main context recursively, so the source need not be
+	 * blocked. Other streams (TLS) buffer data of their own and need their
+	 * pollable source.
+	 */
+	if (self->socket != NULL && esd_ws_transport_is_plain_socket(stream)) {
+		self->in_source = g_unix_fd_source_new(g_socket_get_fd(self->socket), G_IO_IN);
+		g_source_set_callback(self->in_source,
+				      G_SOURCE_FUNC(esd_ws_transport_fd_readable_cb),
+				      self,
+				      NULL);
+	} else {
+		self->in_source = g_pollable_input_stream_create_source(self->input, NULL);
+		g_source_set_callback(self->in_source,
+				      G_SOURCE_FUNC(esd_ws_transport_readable_cb),
+				      self,
+				      NULL);
+	}
+	g_source_set_can_recurse(self->in_source, TRUE);
 	g_source_attach(self->in_source, NULL);
+	/* what libsoup read beyond the upgrade request is in its buffer, not the socket */
+	self->initial_read = TRUE;
+	g_source_set_ready_time(self->in_source, 0);
 	self->keepalive = g_timeout_source_new_seconds(ESD_WS_KEEPALIVE_SECONDS);
 	g_source_set_callback(self->keepalive, esd_ws_transport_keepalive_cb, self, NULL);
 	g_source_attach(self->keepalive, NULL);
