@@ -28,6 +28,8 @@ struct _ErpcConnection {
 	gsize max_message_size;
 	guint max_depth;
 	gboolean closed;
+	guint64 max_queued_bytes; /* 0: no limit */
+	guint drop_id;		  /* the close of a peer that stopped reading, scheduled */
 };
 
 G_DEFINE_TYPE(ErpcConnection, erpc_connection, G_TYPE_OBJECT)
@@ -36,6 +38,15 @@ enum { SIGNAL_MESSAGE, SIGNAL_MALFORMED, SIGNAL_CLOSED, SIGNAL_LAST };
 static guint erpc_connection_signals[SIGNAL_LAST] = {0};
 
 static guint64 erpc_connection_next_id = 1;
+
+static gboolean
+erpc_connection_drop_cb(gpointer user_data)
+{
+	ErpcConnection *self = ERPC_CONNECTION(user_data);
+	self->drop_id = 0;
+	erpc_connection_close(self, TRUE);
+	return G_SOURCE_REMOVE;
+}
 
 static void
 erpc_connection_message_cb(ErpcTransport *transport,
@@ -174,10 +185,46 @@ erpc_connection_is_closed(ErpcConnection *self)
 void
 erpc_connection_send(ErpcConnection *self, GBytes *message)
 {
+	guint64 queued;
+
 	g_return_if_fail(ERPC_IS_CONNECTION(self));
 	if (self->closed)
 		return;
 	erpc_transport_send(self->transport, message);
+	if (self->max_queued_bytes == 0 || self->drop_id != 0)
+		return;
+	queued = erpc_transport_get_queued_bytes(self->transport);
+	if (queued <= self->max_queued_bytes)
+		return;
+	g_message("connection %" G_GUINT64_FORMAT " (%s): the peer does not read what it is sent "
+		  "(%" G_GUINT64_FORMAT " bytes queued, limit %" G_GUINT64_FORMAT
+		  "); disconnecting",
+		  self->id,
+		  erpc_transport_get_peer(self->transport),
+		  queued,
+		  self->max_queued_bytes);
+	/* not from inside whatever is sending */
+	self->drop_id = g_idle_add_full(G_PRIORITY_HIGH,
+					erpc_connection_drop_cb,
+					g_object_ref(self),
+					g_object_unref);
+}
+
+/**
+ * erpc_connection_set_max_queued_bytes:
+ * @self: a #ErpcConnection
+ * @max_bytes: the most output that may wait for the peer, 0 for no limit
+ *
+ * A peer that stops reading while more than @max_bytes wait to be sent is
+ * disconnected, so that it cannot make the daemon grow without bound.
+ *
+ * Since: 0.1
+ */
+void
+erpc_connection_set_max_queued_bytes(ErpcConnection *self, guint64 max_bytes)
+{
+	g_return_if_fail(ERPC_IS_CONNECTION(self));
+	self->max_queued_bytes = max_bytes;
 }
 
 /**

@@ -26,6 +26,8 @@ erpc_connection_is_closed(ErpcConnection *self);
 void
 erpc_connection_send(ErpcConnection *self, GBytes *message);
 void
+erpc_connection_set_max_queued_bytes(ErpcConnection *self, guint64 max_bytes);
+void
 erpc_connection_notify(ErpcConnection *self, const gchar *method, JsonNode *params);
 void
 erpc_connection_send_parse_error(ErpcConnection *self, const GError *error);

@@ -24,6 +24,8 @@ struct _EsdDispatcher {
 	GHashTable *running; /* of ErpcCall */
 	guint max_concurrent;
 	gboolean pumping;
+	guint max_pending;	  /* 0: no limit */
+	GSource *handshake_timer; /* until `initialized` */
 };
 
 G_DEFINE_TYPE(EsdDispatcher, esd_dispatcher, G_TYPE_OBJECT)
@@ -173,6 +175,49 @@ esd_dispatcher_run(EsdDispatcher *self, ErpcMessage *request)
 	info->func(call, params, user_data);
 }
 
+static void
+esd_dispatcher_stop_handshake_timer(EsdDispatcher *self)
+{
+	if (self->handshake_timer == NULL)
+		return;
+	g_source_destroy(self->handshake_timer);
+	g_clear_pointer(&self->handshake_timer, g_source_unref);
+}
+
+static gboolean
+esd_dispatcher_handshake_timeout_cb(gpointer user_data)
+{
+	EsdDispatcher *self = ESD_DISPATCHER(user_data);
+
+	g_clear_pointer(&self->handshake_timer, g_source_unref);
+	g_message("connection %" G_GUINT64_FORMAT " (%s): no handshake in time; disconnecting",
+		  erpc_connection_get_id(self->connection),
+		  erpc_transport_get_peer(erpc_connection_get_transport(self->connection)));
+	erpc_connection_close(self->connection, TRUE);
+	return G_SOURCE_REMOVE;
+}
+
+/**
+ * esd_dispatcher_set_limits:
+ * @handshake_timeout: seconds until `initialized` must have arrived, 0 for none
+ * @max_pending: requests that may wait to run, 0 for no limit
+ */
+void
+esd_dispatcher_set_limits(EsdDispatcher *self, guint handshake_timeout, guint max_pending)
+{
+	g_return_if_fail(ESD_IS_DISPATCHER(self));
+	self->max_pending = max_pending;
+	esd_dispatcher_stop_handshake_timer(self);
+	if (handshake_timeout == 0 || self->state == ESD_DISPATCHER_STATE_READY)
+		return;
+	self->handshake_timer = g_timeout_source_new_seconds(handshake_timeout);
+	g_source_set_callback(self->handshake_timer,
+			      esd_dispatcher_handshake_timeout_cb,
+			      self,
+			      NULL);
+	g_source_attach(self->handshake_timer, NULL);
+}
+
 /* runs queued requests while slots are free; never recurses */
 static void
 esd_dispatcher_pump(EsdDispatcher *self)
@@ -206,6 +251,7 @@ esd_dispatcher_notification(EsdDispatcher *self, ErpcMessage *message)
 		break;
 	case ESD_DISPATCHER_STATE_INITIALIZING:
 		self->state = ESD_DISPATCHER_STATE_READY;
+		esd_dispatcher_stop_handshake_timer(self);
 		break;
 	case ESD_DISPATCHER_STATE_READY:
 	case ESD_DISPATCHER_STATE_CLOSED:
@@ -219,6 +265,20 @@ esd_dispatcher_message_cb(ErpcConnection *connection, ErpcMessage *message, EsdD
 {
 	switch (erpc_message_get_kind(message)) {
 	case ERPC_MESSAGE_KIND_REQUEST:
+		/* a peer that pipelines without end gets errors, not memory */
+		if (self->max_pending > 0 && self->pending.length >= self->max_pending) {
+			g_autoptr(GError) error = NULL;
+			g_set_error(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_BUSY,
+				    "too many requests waiting on this connection (limit %u)",
+				    self->max_pending);
+			g_debug("connection %" G_GUINT64_FORMAT ": %s",
+				erpc_connection_get_id(connection),
+				error->message);
+			esd_dispatcher_reply_error(self, message, error);
+			break;
+		}
 		g_queue_push_tail(&self->pending, erpc_message_ref(message));
 		esd_dispatcher_pump(self);
 		break;
@@ -256,6 +316,7 @@ esd_dispatcher_closed_cb(ErpcConnection *connection, EsdDispatcher *self)
 static void
 esd_dispatcher_dispose(GObject *object)
 {
+	esd_dispatcher_stop_handshake_timer(ESD_DISPATCHER(object));
 	EsdDispatcher *self = ESD_DISPATCHER(object);
 
 	if (self->connection != NULL) {

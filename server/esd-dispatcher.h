@@ -35,4 +35,7 @@ esd_dispatcher_get_session(EsdDispatcher *self);
 void
 esd_dispatcher_set_session(EsdDispatcher *self, EsdSession *session);
 
+void
+esd_dispatcher_set_limits(EsdDispatcher *self, guint handshake_timeout, guint max_pending);
+
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "esd-server.h"
@@ -73,7 +74,11 @@ esd_main_log_handler(const gchar *log_domain,
 		level = "LOG";
 		break;
 	}
-	fprintf(stderr, "%s-%s: %s\n", log_domain != NULL ? log_domain : "execserverd", level, message);
+	fprintf(stderr,
+		"%s-%s: %s\n",
+		log_domain != NULL ? log_domain : "execserverd",
+		level,
+		message);
 }
 
 /* the binary in the build tree finds the build tree's plugins */
@@ -122,6 +127,19 @@ esd_main_list_plugins(EsdServer *server)
 	}
 }
 
+/* connections, pipes and sandbox binds all take descriptors: use what the hard limit allows */
+static void
+esd_main_raise_fd_limit(void)
+{
+	struct rlimit limit;
+
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
+		return;
+	limit.rlim_cur = limit.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
+		g_debug("cannot raise the descriptor limit: %s", g_strerror(errno));
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -135,6 +153,14 @@ main(int argc, char *argv[])
 	gint session_grace = 80;
 	gint process_retention = 80;
 	gint64 max_retained_output = 1024 * 1024;
+	EsdLimits limits = ESD_LIMITS_DEFAULT;
+	gint max_connections = (gint)limits.max_connections;
+	gint max_connections_per_peer = (gint)limits.max_connections_per_peer;
+	gint64 max_queued_bytes = (gint64)limits.max_queued_bytes;
+	gint max_pending_requests = (gint)limits.max_pending_requests;
+	gint handshake_timeout = (gint)limits.handshake_timeout;
+	gint max_processes = (gint)limits.max_processes;
+	gint max_json_depth = (gint)limits.max_json_depth;
 	gint64 max_message_size = 128 * 1024 * 1024;
 	g_auto(GStrv) listen = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
@@ -201,6 +227,57 @@ main(int argc, char *argv[])
 	     &max_message_size,
 	     N_("Largest message accepted, in bytes (default 134217728)"),
 	     "BYTES"},
+	    {"max-connections",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &max_connections,
+	     N_("Connections served at once, 0 for no limit (default 512)"),
+	     "N"},
+	    {"max-connections-per-peer",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &max_connections_per_peer,
+	     N_("Connections from one IP address, 0 for no limit (default 128)"),
+	     "N"},
+	    {"max-queued-bytes",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT64,
+	     &max_queued_bytes,
+	     N_("Unsent output per connection before a peer that does not read is dropped, 0 for "
+		"no limit (default 536870912)"),
+	     "BYTES"},
+	    {"max-pending-requests",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &max_pending_requests,
+	     N_("Requests waiting to run per connection, 0 for no limit (default 4096)"),
+	     "N"},
+	    {"handshake-timeout",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &handshake_timeout,
+	     N_("Seconds a new connection has to complete initialize/initialized, 0 for no limit "
+		"(default 10)"),
+	     "SECONDS"},
+	    {"max-processes",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &max_processes,
+	     N_("Processes per session, running or retained, 0 for no limit (default 1024)"),
+	     "N"},
+	    {"max-json-depth",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &max_json_depth,
+	     N_("Deepest nesting of a message (default 64)"),
+	     "N"},
 	    {"pid-namespace",
 	     0,
 	     0,
@@ -219,7 +296,9 @@ main(int argc, char *argv[])
 
 	context = g_option_context_new(NULL);
 	/* TRANSLATORS: one line under the usage of --help */
-	g_option_context_set_summary(context, _("Execution server for coding agents (Codex exec-server protocol)"));
+	g_option_context_set_summary(
+	    context,
+	    _("Execution server for coding agents (Codex exec-server protocol)"));
 	g_option_context_add_main_entries(context, entries, GETTEXT_PACKAGE);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
@@ -235,10 +314,19 @@ main(int argc, char *argv[])
 	}
 	if (concurrent_requests < 1 || session_grace < 1 || process_retention < 1 ||
 	    max_retained_output < 1 || max_message_size < 1024) {
-		g_printerr(_("%s: --concurrent-requests, --session-grace, --process-retention and "
-			     "--max-retained-output must be at least 1, --max-message-size at least "
-			     "1024\n"),
-			   g_get_prgname());
+		g_printerr(
+		    _("%s: --concurrent-requests, --session-grace, --process-retention and "
+		      "--max-retained-output must be at least 1, --max-message-size at least "
+		      "1024\n"),
+		    g_get_prgname());
+		return EXIT_FAILURE;
+	}
+	if (max_connections < 0 || max_connections_per_peer < 0 || max_queued_bytes < 0 ||
+	    max_pending_requests < 0 || handshake_timeout < 0 || max_processes < 0 ||
+	    max_json_depth < 1 || max_json_depth > 1024) {
+		g_printerr(
+		    _("%s: the limits must not be negative, --max-json-depth is 1 to 1024\n"),
+		    g_get_prgname());
 		return EXIT_FAILURE;
 	}
 	if (argc > 1) {
@@ -252,6 +340,7 @@ main(int argc, char *argv[])
 	 * streams move buffers of a few hundred kilobytes; served from the heap
 	 * instead of fresh mappings, they cost no page faults each time
 	 */
+	esd_main_raise_fd_limit();
 	mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
 	signal(SIGPIPE, SIG_IGN);
@@ -268,14 +357,21 @@ main(int argc, char *argv[])
 			      "max-retained-output",
 			      (guint64)max_retained_output,
 			      NULL);
+	limits.max_connections = (guint)max_connections;
+	limits.max_connections_per_peer = (guint)max_connections_per_peer;
+	limits.max_queued_bytes = (guint64)max_queued_bytes;
+	limits.max_pending_requests = (guint)max_pending_requests;
+	limits.handshake_timeout = (guint)handshake_timeout;
+	limits.max_processes = (guint)max_processes;
+	limits.max_json_depth = (guint)max_json_depth;
+	esd_server_set_limits(server, &limits);
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
 	from_build_tree = esd_main_running_from_build_tree();
 	if (from_build_tree) {
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_BUILD_PLUGINDIR, TRUE);
 		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
-	}
-	else
+	} else
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_PLUGINDIR, FALSE);
 	if (!esd_server_setup(server, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);

@@ -353,6 +353,10 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 		erpc_call_return_error(call, error);
 		return;
 	}
+	if (!esd_session_check_process_limit(session, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
 	if (stat(start.cwd, &st) != 0) {
 		esd_process_methods_spawn_error(call, errno, "spawnNotFound");
 		return;

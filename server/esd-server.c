@@ -20,11 +20,11 @@ struct _EsdServer {
 	GObject parent_instance;
 	ErpcRegistry *registry;
 	EsdPluginLoader *loader;
-	GPtrArray *listeners;	 /* of ErpcListener */
-	GHashTable *dispatchers; /* of EsdDispatcher */
-	GHashTable *sessions;	 /* id → EsdSession */
+	GPtrArray *listeners;	  /* of ErpcListener */
+	GHashTable *dispatchers;  /* of EsdDispatcher */
+	GHashTable *sessions;	  /* id → EsdSession */
 	EsdExpiryQueue *expiries; /* detached sessions */
-	gchar *environment_info; /* serialized EnvironmentInfo */
+	gchar *environment_info;  /* serialized EnvironmentInfo */
 	guint concurrent_requests;
 	guint64 max_message_size;
 	guint session_grace;
@@ -32,6 +32,7 @@ struct _EsdServer {
 	guint64 max_retained_output;
 	guint listeners_active;
 	gboolean shutting_down;
+	EsdLimits limits;
 };
 
 G_DEFINE_TYPE(EsdServer, esd_server, G_TYPE_OBJECT)
@@ -87,7 +88,9 @@ esd_server_session_detached(EsdServer *self, EsdSession *session)
 	if (self->shutting_down)
 		return;
 	esd_expiry_queue_add(self->expiries, session);
-	g_debug("session %s detached; expires in %u s", esd_session_get_id(session), self->session_grace);
+	g_debug("session %s detached; expires in %u s",
+		esd_session_get_id(session),
+		self->session_grace);
 }
 
 static EsdSession *
@@ -96,7 +99,11 @@ esd_server_resume_session(EsdServer *self, const gchar *id, GError **error)
 	EsdSession *session = g_hash_table_lookup(self->sessions, id);
 
 	if (session == NULL) {
-		g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "unknown session id %s", id);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "unknown session id %s",
+			    id);
 		return NULL;
 	}
 	if (esd_session_is_attached(session)) {
@@ -143,6 +150,7 @@ esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
 		}
 	} else {
 		session = esd_session_new(self->process_retention, self->max_retained_output);
+		esd_session_set_max_processes(session, self->limits.max_processes);
 		g_hash_table_insert(self->sessions,
 				    g_strdup(esd_session_get_id(session)),
 				    g_object_ref(session));
@@ -205,7 +213,8 @@ esd_server_setup(EsdServer *self, GError **error)
 {
 	if (!esd_server_register_core(self, error))
 		return FALSE;
-	self->expiries = esd_expiry_queue_new(self->session_grace * 1000, esd_server_expire_cb, self);
+	self->expiries =
+	    esd_expiry_queue_new(self->session_grace * 1000, esd_server_expire_cb, self);
 	esd_plugin_loader_load_all(self->loader);
 	esd_plugin_loader_startup(self->loader);
 	self->environment_info = esd_environment_build_info(self->registry);
@@ -227,19 +236,80 @@ esd_server_dispatcher_closed_cb(EsdDispatcher *dispatcher, EsdServer *self)
 	g_hash_table_remove(self->dispatchers, dispatcher);
 }
 
+/* the address part of a network peer ("websocket 10.0.0.1:5000" → "10.0.0.1"), or NULL */
+static gchar *
+esd_server_peer_host(ErpcTransport *transport)
+{
+	const gchar *peer = erpc_transport_get_peer(transport);
+	const gchar *space = peer != NULL ? strchr(peer, ' ') : NULL;
+	const gchar *colon;
+
+	if (space == NULL)
+		return NULL;
+	colon = strrchr(space + 1, ':');
+	if (colon == NULL || colon == space + 1)
+		return NULL;
+	if (space[1] == '[' && colon[-1] == ']')
+		return g_strndup(space + 2, (gsize)(colon - space - 3));
+	return g_strndup(space + 1, (gsize)(colon - space - 1));
+}
+
+/* whether one more connection from @transport's peer fits the limits */
+static gboolean
+esd_server_admit(EsdServer *self, ErpcTransport *transport)
+{
+	g_autofree gchar *host = esd_server_peer_host(transport);
+	GHashTableIter iter;
+	gpointer key;
+	guint same = 0;
+
+	if (self->limits.max_connections > 0 &&
+	    g_hash_table_size(self->dispatchers) >= self->limits.max_connections) {
+		g_message("refusing a connection from %s: %u connections is the limit",
+			  erpc_transport_get_peer(transport),
+			  self->limits.max_connections);
+		return FALSE;
+	}
+	if (host == NULL || self->limits.max_connections_per_peer == 0)
+		return TRUE;
+	g_hash_table_iter_init(&iter, self->dispatchers);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		ErpcConnection *other = esd_dispatcher_get_connection(ESD_DISPATCHER(key));
+		g_autofree gchar *other_host =
+		    esd_server_peer_host(erpc_connection_get_transport(other));
+		if (g_strcmp0(host, other_host) == 0)
+			same++;
+	}
+	if (same < self->limits.max_connections_per_peer)
+		return TRUE;
+	g_message("refusing a connection from %s: %u connections from %s is the limit",
+		  erpc_transport_get_peer(transport),
+		  self->limits.max_connections_per_peer,
+		  host);
+	return FALSE;
+}
+
 /* serves one connected transport, from a listener or handed over directly */
 void
 esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
 {
 	g_autoptr(ErpcConnection) connection = NULL;
+	g_autofree gchar *host = NULL;
 	EsdDispatcher *dispatcher;
 
-	if (self->shutting_down) {
+	if (self->shutting_down || !esd_server_admit(self, transport)) {
 		erpc_transport_close(transport, TRUE);
 		return;
 	}
-	connection = erpc_connection_new(transport, self->max_message_size, ERPC_JSON_MAX_DEPTH);
+	connection =
+	    erpc_connection_new(transport, self->max_message_size, self->limits.max_json_depth);
+	erpc_connection_set_max_queued_bytes(connection, self->limits.max_queued_bytes);
 	dispatcher = esd_dispatcher_new(connection, self->registry, self->concurrent_requests);
+	/* a peer that connected over the network must not hold a slot without a handshake */
+	host = esd_server_peer_host(transport);
+	esd_dispatcher_set_limits(dispatcher,
+				  host != NULL ? self->limits.handshake_timeout : 0,
+				  self->limits.max_pending_requests);
 	g_signal_connect(dispatcher, "closed", G_CALLBACK(esd_server_dispatcher_closed_cb), self);
 	g_hash_table_add(self->dispatchers, dispatcher);
 	g_info("connection %" G_GUINT64_FORMAT " from %s",
@@ -291,7 +361,8 @@ esd_server_listen(EsdServer *self, const gchar *uri, GError **error)
 			    uri);
 		return NULL;
 	}
-	gtype = erpc_registry_lookup_extension(self->registry, ERPC_EXTENSION_POINT_TRANSPORT, scheme);
+	gtype =
+	    erpc_registry_lookup_extension(self->registry, ERPC_EXTENSION_POINT_TRANSPORT, scheme);
 	if (gtype == G_TYPE_INVALID) {
 		g_set_error(error,
 			    ERPC_ERROR,
@@ -423,8 +494,21 @@ esd_server_init(EsdServer *self)
 	self->registry = erpc_registry_new();
 	self->loader = esd_plugin_loader_new(self->registry);
 	self->listeners = g_ptr_array_new_with_free_func(g_object_unref);
-	self->dispatchers = g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref, NULL);
+	self->dispatchers =
+	    g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref, NULL);
 	self->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
+	self->limits = (EsdLimits)ESD_LIMITS_DEFAULT;
+}
+
+/**
+ * esd_server_set_limits:
+ * @limits: what one client may take; applies to connections made from now on
+ */
+void
+esd_server_set_limits(EsdServer *self, const EsdLimits *limits)
+{
+	g_return_if_fail(ESD_IS_SERVER(self));
+	self->limits = *limits;
 }
 
 static void

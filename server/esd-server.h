@@ -3,6 +3,7 @@
 
 #include <execrpc.h>
 
+#include "esd-limits.h"
 #include "esd-plugin-loader.h"
 
 G_BEGIN_DECLS
@@ -24,5 +25,8 @@ void
 esd_server_add_transport(EsdServer *self, ErpcTransport *transport);
 void
 esd_server_shutdown(EsdServer *self);
+
+void
+esd_server_set_limits(EsdServer *self, const EsdLimits *limits);
 
 G_END_DECLS

@@ -21,6 +21,7 @@ struct _EsdSession {
 	EsdExpiryQueue *retention;  /* closed processes, removed when they expire */
 	guint process_retention;
 	gsize max_retained_bytes;
+	guint max_processes; /* 0: no limit */
 };
 
 G_DEFINE_TYPE(EsdSession, esd_session, G_TYPE_OBJECT)
@@ -104,6 +105,31 @@ esd_session_process_closed_cb(EsdProcess *process, EsdSession *self)
 	esd_expiry_queue_add(self->retention, process);
 }
 
+void
+esd_session_set_max_processes(EsdSession *self, guint max_processes)
+{
+	g_return_if_fail(ESD_IS_SESSION(self));
+	self->max_processes = max_processes;
+}
+
+/* whether another process fits: running and retained ones count */
+gboolean
+esd_session_check_process_limit(EsdSession *self, GError **error)
+{
+	g_return_val_if_fail(ESD_IS_SESSION(self), FALSE);
+	if (self->max_processes == 0 || g_hash_table_size(self->processes) < self->max_processes)
+		return TRUE;
+	g_message("session %s: refusing a process beyond the limit of %u",
+		  self->id,
+		  self->max_processes);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_BUSY,
+		    "too many processes in this session (limit %u)",
+		    self->max_processes);
+	return FALSE;
+}
+
 /* a new process in the table; the caller spawns it */
 EsdProcess *
 esd_session_new_process(EsdSession *self, const gchar *id)
@@ -123,7 +149,13 @@ esd_session_process_free(gpointer data)
 	EsdProcess *process = ESD_PROCESS(data);
 
 	/* the process may outlive us until its supervisor is reaped */
-	g_signal_handlers_disconnect_matched(process, G_SIGNAL_MATCH_FUNC, 0, 0, NULL, esd_session_process_closed_cb, NULL);
+	g_signal_handlers_disconnect_matched(process,
+					     G_SIGNAL_MATCH_FUNC,
+					     0,
+					     0,
+					     NULL,
+					     esd_session_process_closed_cb,
+					     NULL);
 	esd_process_set_sink(process, NULL, NULL);
 	esd_process_terminate(process);
 	g_object_run_dispose(G_OBJECT(process));
@@ -172,7 +204,8 @@ static void
 esd_session_init(EsdSession *self)
 {
 	self->id = g_uuid_string_random();
-	self->processes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_process_free);
+	self->processes =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_process_free);
 }
 
 static void
@@ -188,8 +221,7 @@ esd_session_new(guint process_retention_seconds, gsize max_retained_bytes)
 	EsdSession *self = g_object_new(ESD_TYPE_SESSION, NULL);
 	self->process_retention = MAX(process_retention_seconds, 1);
 	self->max_retained_bytes = MAX(max_retained_bytes, 1);
-	self->retention = esd_expiry_queue_new(self->process_retention * 1000,
-					       esd_session_retention_cb,
-					       self);
+	self->retention =
+	    esd_expiry_queue_new(self->process_retention * 1000, esd_session_retention_cb, self);
 	return self;
 }

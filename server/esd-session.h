@@ -28,6 +28,10 @@ esd_session_lookup_process(EsdSession *self, const gchar *id);
 EsdProcess *
 esd_session_new_process(EsdSession *self, const gchar *id);
 void
+esd_session_set_max_processes(EsdSession *self, guint max_processes);
+gboolean
+esd_session_check_process_limit(EsdSession *self, GError **error);
+void
 esd_session_remove_process(EsdSession *self, const gchar *id);
 guint
 esd_session_get_n_processes(EsdSession *self);

@@ -29,7 +29,7 @@ typedef struct {
 } EsdSpawnRequest;
 
 #define ESD_SPAWN_FIRST_EXTRA_FD 7
-#define ESD_SPAWN_MAX_EXTRA_FDS	 4
+#define ESD_SPAWN_MAX_EXTRA_FDS 1024
 
 typedef struct {
 	GPid pid;		/* the supervisor, parent of the command */

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -79,7 +80,9 @@ move_fd(int from, int to, int exec_w)
 		fail(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED);
 }
 
-#define MAX_EXTRA_FDS 4
+#define MAX_EXTRA_FDS 1024
+/* the soft descriptor limit commands start with (systemd's default too) */
+#define CHILD_NOFILE 1024
 static int extra_fds[MAX_EXTRA_FDS];
 static int n_extra_fds = 0;
 
@@ -87,6 +90,7 @@ static void __attribute__((noreturn))
 run_command(int exec_w, int tty, const char *cwd, const char *program, char **argv, char **envp)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	struct rlimit files;
 	sigset_t none;
 
 	for (int sig = 1; sig < NSIG; sig++)
@@ -108,6 +112,11 @@ run_command(int exec_w, int tty, const char *cwd, const char *program, char **ar
 	for (int i = 0; i < n_extra_fds; i++) {
 		if (fcntl(extra_fds[i], F_SETFD, 0) < 0)
 			fail(exec_w, ESD_SPAWN_REPORT_SETUP_FAILED);
+	}
+	/* the daemon raised its own descriptor limit; commands get the usual soft one */
+	if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur > CHILD_NOFILE) {
+		files.rlim_cur = CHILD_NOFILE;
+		setrlimit(RLIMIT_NOFILE, &files);
 	}
 	if (chdir(cwd) < 0)
 		fail(exec_w, ESD_SPAWN_REPORT_CHDIR_FAILED);

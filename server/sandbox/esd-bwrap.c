@@ -377,7 +377,8 @@ esd_bwrap_launch_new(const EsdSandboxPolicy *policy,
 	if (launch->args_fd < 0)
 		return NULL;
 	esd_bwrap_add_fd(launch, launch->args_fd);
-	esd_bwrap_add_fd(launch, launch->mounts.empty_fd);
+	for (guint i = 0; i < launch->mounts.pinned->len; i++)
+		esd_bwrap_add_fd(launch, g_array_index(launch->mounts.pinned, gint, i));
 	esd_bwrap_add_fd(launch, seccomp_fd);
 	fd_str = g_strdup_printf("%d", launch->args_fd);
 	launch->argv = g_new0(gchar *, g_strv_length((gchar **)command_argv) + 5);

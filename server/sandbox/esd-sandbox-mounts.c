@@ -341,21 +341,100 @@ esd_plan_ensure_empty_fd(EsdPlan *plan, GError **error)
 	return TRUE;
 }
 
+/* whether one more descriptor may go to bwrap */
+static gboolean
+esd_plan_check_fds(EsdPlan *plan, GError **error)
+{
+	if (plan->mounts->pinned->len < ESD_SANDBOX_MAX_FDS)
+		return TRUE;
+	g_set_error(error,
+		    G_IO_ERROR,
+		    G_IO_ERROR_TOO_MANY_OPEN_FILES,
+		    "the policy masks or binds more than %u paths",
+		    (guint)ESD_SANDBOX_MAX_FDS);
+	return FALSE;
+}
+
+/*
+ * bwrap closes the descriptor of every --ro-bind-data once it has copied
+ * from it, so each masked file gets a descriptor of its own (a dup of the
+ * sealed empty memfd); sharing one would make bwrap read whatever it
+ * opened next under that number.
+ */
 static gboolean
 esd_plan_mask_file(EsdPlan *plan, const gchar *path, GError **error)
 {
-	g_autofree gchar *fd = NULL;
+	gint fd;
 
-	if (!esd_plan_ensure_empty_fd(plan, error))
+	if (!esd_plan_ensure_empty_fd(plan, error) || !esd_plan_check_fds(plan, error))
 		return FALSE;
-	fd = g_strdup_printf("%d", plan->mounts->empty_fd);
+	fd = fcntl(plan->mounts->empty_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		gint errsv = errno;
+		g_set_error(error,
+			    G_IO_ERROR,
+			    g_io_error_from_errno(errsv),
+			    "cannot duplicate the empty memfd: %s",
+			    g_strerror(errsv));
+		return FALSE;
+	}
+	g_array_append_val(plan->mounts->pinned, fd);
 	esd_plan_push(plan, "--perms");
 	esd_plan_push(plan, "0000");
-	esd_plan_push3(plan, "--ro-bind-data", fd, path);
+	esd_plan_push(plan, "--ro-bind-data");
+	g_ptr_array_add(plan->mounts->args, g_strdup_printf("%d", fd));
+	esd_plan_push(plan, path);
 	return TRUE;
 }
 
 /* a protected name (or gitdir) inside a writable root */
+/*
+ * Binds what @path names now, through a descriptor: bwrap would resolve a
+ * path again when it mounts, and a writable root swapped for a symlink to a
+ * denied directory in between would expose that directory. The descriptor
+ * is checked by the path it really has: a source that resolves somewhere
+ * the policy does not give @access is not bound at all.
+ */
+static gboolean
+esd_plan_bind_pinned(EsdPlan *plan,
+		     const gchar *path,
+		     EsdSandboxAccess access,
+		     gboolean no_follow,
+		     GError **error)
+{
+	g_autofree gchar *proc = NULL;
+	g_autofree gchar *real = NULL;
+	EsdSandboxAccess granted;
+	struct stat st;
+	gint fd;
+
+	if (!esd_plan_check_fds(plan, error))
+		return FALSE;
+	fd = open(path, O_PATH | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return TRUE;
+	proc = g_strdup_printf("/proc/self/fd/%d", fd);
+	real = g_file_read_link(proc, NULL);
+	if (fstat(fd, &st) != 0 || S_ISLNK(st.st_mode) || real == NULL) {
+		close(fd);
+		return TRUE;
+	}
+	granted = esd_sandbox_policy_access_for(plan->policy, real);
+	if (granted == ESD_SANDBOX_ACCESS_DENY ||
+	    (access == ESD_SANDBOX_ACCESS_WRITE && granted != ESD_SANDBOX_ACCESS_WRITE)) {
+		g_debug("not binding %s: it resolves to %s, which the policy does not open",
+			path,
+			real);
+		close(fd);
+		return TRUE;
+	}
+	g_array_append_val(plan->mounts->pinned, fd);
+	esd_plan_push(plan, access == ESD_SANDBOX_ACCESS_WRITE ? "--bind-fd" : "--ro-bind-fd");
+	g_ptr_array_add(plan->mounts->args, g_strdup_printf("%d", fd));
+	esd_plan_push(plan, path);
+	return TRUE;
+}
+
 static gboolean
 esd_plan_emit_protect(EsdPlan *plan, const EsdPlanEntry *entry, GError **error)
 {
@@ -388,8 +467,7 @@ esd_plan_emit_protect(EsdPlan *plan, const EsdPlanEntry *entry, GError **error)
 		    entry->path);
 		return FALSE;
 	}
-	esd_plan_push3(plan, "--ro-bind", entry->path, entry->path);
-	return TRUE;
+	return esd_plan_bind_pinned(plan, entry->path, ESD_SANDBOX_ACCESS_READ, TRUE, error);
 }
 
 /* the first component of @path that does not exist on the host */
@@ -459,14 +537,18 @@ esd_plan_emit(EsdPlan *plan, guint index, GError **error)
 		if (stat(entry->path, &st) != 0 ||
 		    esd_plan_covered(plan, index) == ESD_SANDBOX_ACCESS_READ)
 			return TRUE;
-		esd_plan_push3(plan,
-			       entry->special ? "--ro-bind-try" : "--ro-bind",
-			       entry->path,
-			       entry->path);
-		return TRUE;
+		return esd_plan_bind_pinned(plan,
+					    entry->path,
+					    ESD_SANDBOX_ACCESS_READ,
+					    FALSE,
+					    error);
 	case ESD_SANDBOX_ACCESS_WRITE:
 		if (stat(entry->path, &st) == 0)
-			esd_plan_push3(plan, "--bind", entry->path, entry->path);
+			return esd_plan_bind_pinned(plan,
+						    entry->path,
+						    ESD_SANDBOX_ACCESS_WRITE,
+						    FALSE,
+						    error);
 		return TRUE;
 	case ESD_SANDBOX_ACCESS_DENY:
 	default:
@@ -565,6 +647,7 @@ esd_sandbox_mounts_build(const EsdSandboxPolicy *policy, EsdSandboxMounts *mount
 	mounts->args = g_ptr_array_new_with_free_func(g_free);
 	mounts->synthetic = g_ptr_array_new_with_free_func(g_free);
 	mounts->empty_fd = -1;
+	mounts->pinned = g_array_new(FALSE, FALSE, sizeof(gint));
 	mounts->released = FALSE;
 	if (policy->profile != ESD_SANDBOX_PROFILE_MANAGED ||
 	    policy->fs != ESD_SANDBOX_FS_RESTRICTED) {
@@ -607,4 +690,7 @@ esd_sandbox_mounts_clear(EsdSandboxMounts *mounts)
 		close(mounts->empty_fd);
 		mounts->empty_fd = -1;
 	}
+	for (guint i = 0; mounts->pinned != NULL && i < mounts->pinned->len; i++)
+		close(g_array_index(mounts->pinned, gint, i));
+	g_clear_pointer(&mounts->pinned, g_array_unref);
 }

@@ -5,10 +5,14 @@
 
 G_BEGIN_DECLS
 
+/* descriptors a launch may hand to bwrap for binds and masks (see esd-spawn.h) */
+#define ESD_SANDBOX_MAX_FDS 1000
+
 /* the file-system part of a bwrap command line, and what it leaves on the host */
 typedef struct {
 	GPtrArray *args;      /* of gchar*: bwrap options, in order */
 	gint empty_fd;	      /* sealed empty memfd for --ro-bind-data, or -1 */
+	GArray *pinned;	      /* of gint: O_PATH descriptors of bind sources (--bind-fd) */
 	GPtrArray *synthetic; /* of gchar*: mount targets bwrap creates on the host */
 	gboolean released;
 } EsdSandboxMounts;
