@@ -412,7 +412,7 @@ esd_fs_sandbox_check_available(GError **error)
 
 	if (!esd_bwrap_available(error))
 		return FALSE;
-	if (!g_file_test(helper, G_FILE_TEST_IS_EXECUTABLE)) {
+	if (!g_path_is_absolute(helper) || !g_file_test(helper, G_FILE_TEST_IS_EXECUTABLE)) {
 		g_message("the sandboxed file system helper %s is missing", helper);
 		g_set_error_literal(error,
 				    ESD_SANDBOX_ERROR,

@@ -24,6 +24,7 @@
  */
 
 #define ROOT_READ	   "{'path':{'type':'special','value':{'kind':'root'}},'access':'read'}"
+#define ROOT_WRITE	   "{'path':{'type':'special','value':{'kind':'root'}},'access':'write'}"
 #define MINIMAL		   "{'path':{'type':'special','value':{'kind':'minimal'}},'access':'read'}"
 #define ENTRY(rel, access) "{'path':{'type':'path','path':@{" rel "}},'access':'" access "'}"
 #define SANDBOX(entries)                                                                           \
@@ -425,6 +426,85 @@ test_project_roots(Fx *fx)
 	disk_assert_missing(fx, "y");
 }
 
+/* with everything visible, a sandboxed request answers exactly as a direct one */
+static void
+test_same_answers(Fx *fx)
+{
+	/* params without their closing brace: once as they are, once with `sandbox` */
+	const gchar *const rows[][2] = {
+	    {"fs/readFile", "{'path':@{f}"},
+	    {"fs/readFile", "{'path':@{missing}"},
+	    {"fs/readFile", "{'path':@{d}"},
+	    {"fs/readFile", "{'path':@{link},'followSymlinks':false"},
+	    {"fs/getMetadata", "{'path':@{link}"},
+	    {"fs/getMetadata", "{'path':@{d/link},'followSymlinks':false"},
+	    {"fs/canonicalize", "{'path':@{d/../link}"},
+	    {"fs/readDirectory", "{'path':@{d}"},
+	    {"fs/readDirectory", "{'path':@{f}"},
+	    {"fs/walk",
+	     "{'path':@{},'options':{'maxDepth':2,'maxDirectories':2,'maxEntries':50,"
+	     "'followDirectorySymlinks':true}"},
+	    {"fs/writeFile", "{'path':@{f},'dataBase64':'YQ\\n=='"},
+	    {"fs/writeFile", "{'path':@{d},'dataBase64':'YQ=='"},
+	    {"fs/createDirectory", "{'path':@{f}"},
+	    {"fs/createDirectory", "{'path':@{d},'recursive':false"},
+	    {"fs/remove", "{'path':@{d},'recursive':false"},
+	    {"fs/copy", "{'sourcePath':@{d},'destinationPath':@{e},'recursive':false"},
+	    {"fs/copy", "{'sourcePath':@{d},'destinationPath':@{d/sub},'recursive':true"},
+	};
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "d/a", "a");
+	disk_put(fx, "d/sub/b", "b");
+	disk_symlink(fx, "f", "link");
+	disk_symlink(fx, "../f", "d/link");
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		g_autofree gchar *direct = g_strconcat(rows[i][1], "}", NULL);
+		g_autofree gchar *sandboxed =
+		    g_strconcat(rows[i][1], ",'sandbox':" SANDBOX(ROOT_WRITE) "}", NULL);
+		JsonNode *want = conn_call(fx, fx->conn, rows[i][0], direct);
+		JsonNode *got = conn_call(fx, fx->conn, rows[i][0], sandboxed);
+		JsonNode *want_answer = esd_test_json_get(want, "result");
+		JsonNode *got_answer = esd_test_json_get(got, "result");
+
+		if (want_answer == NULL) {
+			want_answer = esd_test_json_get(want, "error");
+			got_answer = esd_test_json_get(got, "error");
+		}
+		if (got_answer == NULL || !esd_test_json_equal(want_answer, got_answer)) {
+			g_autofree gchar *want_text = esd_test_json_to_string(want);
+			g_autofree gchar *got_text = esd_test_json_to_string(got);
+			g_error("%s %s:\n  direct:    %s\n  sandboxed: %s",
+				rows[i][0],
+				direct,
+				want_text,
+				got_text);
+		}
+	}
+	disk_assert_content(fx, "f", "data", -1);
+	disk_assert_missing(fx, "e");
+}
+
+/* a sandbox that cannot be set up: sandboxPreparation, nothing happens */
+static void
+test_preparation(Fx *fx)
+{
+	JsonNode *reply;
+
+	disk_mkdir(fx, "w");
+	disk_mkdir(fx, "elsewhere");
+	/* a protected name that is a link cannot be kept read-only */
+	disk_symlink(fx, fx_path(fx, "elsewhere"), "w/.git");
+	reply = conn_call(fx,
+			  fx->conn,
+			  "fs/writeFile",
+			  "{'path':@{w/x},'dataBase64':'eA==','sandbox':" POLICY "}");
+	esd_assert_json_node_eq(esd_test_json_get(reply, "error.code"), "-32603");
+	esd_assert_json_node_eq(esd_test_json_get(reply, "error.data"),
+				"{\"kind\":\"sandboxPreparation\"}");
+	disk_assert_missing(fx, "w/x");
+}
+
 /* a second daemon of the case's transport, with @env added */
 static Conn *
 start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
@@ -606,6 +686,8 @@ static const CaseDef cases[] = {
     {"sandbox/handles", test_handles, CASE_SANDBOX},
     {"sandbox/big", test_big, CASE_SANDBOX | CASE_BIG},
     {"sandbox/project-roots", test_project_roots, CASE_SANDBOX},
+    {"sandbox/same-answers", test_same_answers, CASE_SANDBOX},
+    {"sandbox/preparation", test_preparation, CASE_SANDBOX},
     {"sandbox/fail-closed", test_fail_closed, CASE_NONE},
     {"sandbox/symlink-race", test_symlink_race, CASE_SANDBOX | CASE_BIG},
 };
