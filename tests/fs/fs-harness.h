@@ -50,7 +50,7 @@ typedef enum {
 	CASE_BIG = 1 << 2,	  /* a longer timeout */
 	CASE_ROOT = 1 << 3,	  /* needs chown() */
 	CASE_CONCURRENT = 1 << 4, /* --concurrent-requests 8 */
-	CASE_SANDBOX = 1 << 5,	  /* needs bwrap and user namespaces: see fs_harness_set_skip_func() */
+	CASE_SANDBOX = 1 << 5,	  /* needs user namespaces: fs_harness_set_skip_func() */
 } CaseFlags;
 
 typedef struct {
