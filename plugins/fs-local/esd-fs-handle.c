@@ -40,6 +40,22 @@ esd_fs_handle_new_replace(EsdFsReplace *replace)
 	return self;
 }
 
+/* the descriptor of a read handle, or -1 */
+gint
+esd_fs_handle_get_fd(EsdFsHandle *self)
+{
+	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), -1);
+	return self->fd;
+}
+
+/* the replacement of a write handle, or %NULL; (transfer none) */
+EsdFsReplace *
+esd_fs_handle_get_replace(EsdFsHandle *self)
+{
+	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), NULL);
+	return self->replace;
+}
+
 gboolean
 esd_fs_handle_is_writable(EsdFsHandle *self)
 {

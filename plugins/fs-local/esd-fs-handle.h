@@ -15,6 +15,10 @@ EsdFsHandle *
 esd_fs_handle_new_read(gint fd);
 EsdFsHandle *
 esd_fs_handle_new_replace(EsdFsReplace *replace);
+gint
+esd_fs_handle_get_fd(EsdFsHandle *self);
+EsdFsReplace *
+esd_fs_handle_get_replace(EsdFsHandle *self);
 gboolean
 esd_fs_handle_is_writable(EsdFsHandle *self);
 GString *

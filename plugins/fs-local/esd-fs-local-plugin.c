@@ -39,9 +39,10 @@ esd_fs_local_plugin_get_inotify(EsdFsLocalPlugin *self)
 static gboolean
 esd_fs_local_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
-	/* sandboxedFileStreaming stays off until the sandboxed helper exists */
+	/* sandboxedFileStreaming: fs/open honours a restricted `sandbox` (the helper opens it) */
 	if (!erpc_registry_add_capability(registry, "fsWatchMissing", 1, error) ||
-	    !erpc_registry_add_capability(registry, "fileWriteStreaming", 1, error))
+	    !erpc_registry_add_capability(registry, "fileWriteStreaming", 1, error) ||
+	    !erpc_registry_add_capability(registry, "sandboxedFileStreaming", 1, error))
 		return FALSE;
 	return esd_fs_methods_register(registry, ESD_FS_LOCAL_PLUGIN(plugin), error);
 }

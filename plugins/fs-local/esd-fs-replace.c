@@ -178,6 +178,58 @@ esd_fs_replace_new(EsdFsTarget *target, GError **error)
 	return g_steal_pointer(&self);
 }
 
+/**
+ * esd_fs_replace_new_from_parts:
+ * @parts: a replacement another process prepared; its descriptors are taken
+ *   over (and set to -1), the strings copied
+ *
+ * Returns: (transfer full): the replacement, committed and freed as if it
+ *   had been made here
+ */
+EsdFsReplace *
+esd_fs_replace_new_from_parts(EsdFsReplaceParts *parts)
+{
+	EsdFsReplace *self = g_new0(EsdFsReplace, 1);
+
+	self->fd = esd_fs_steal_fd(&parts->fd);
+	self->dirfd = esd_fs_steal_fd(&parts->dirfd);
+	self->target_fd = esd_fs_steal_fd(&parts->target_fd);
+	self->leaf = g_strdup(parts->leaf);
+	self->tmpname = g_strdup(parts->tmpname);
+	self->in_place = parts->in_place;
+	self->target_existed = parts->target_existed;
+	return self;
+}
+
+/**
+ * esd_fs_replace_get_parts:
+ * @self: a replacement that was neither committed nor given a mode
+ * @parts: (out caller-allocates): its descriptors and names, borrowed
+ *
+ * What another process needs to finish @self: see
+ * esd_fs_replace_new_from_parts() and esd_fs_replace_disown().
+ */
+void
+esd_fs_replace_get_parts(EsdFsReplace *self, EsdFsReplaceParts *parts)
+{
+	g_return_if_fail(!self->committed && !self->set_mode);
+	parts->fd = self->fd;
+	parts->dirfd = self->dirfd;
+	parts->target_fd = self->target_fd;
+	parts->leaf = self->leaf;
+	parts->tmpname = self->tmpname;
+	parts->in_place = self->in_place;
+	parts->target_existed = self->target_existed;
+}
+
+/* another process finishes the replacement: freeing it must leave its staging file */
+void
+esd_fs_replace_disown(EsdFsReplace *self)
+{
+	g_clear_pointer(&self->tmpname, g_free);
+	self->committed = TRUE;
+}
+
 gint
 esd_fs_replace_get_fd(EsdFsReplace *self)
 {

@@ -9,8 +9,25 @@ G_BEGIN_DECLS
 
 typedef struct _EsdFsReplace EsdFsReplace;
 
+/* a replacement as handed from one process to another */
+typedef struct {
+	gint fd;	      /* the staged content, read-write */
+	gint dirfd;	      /* `O_PATH` directory of the target */
+	gint target_fd;	      /* the existing target opened for writing, or -1 */
+	const gchar *leaf;    /* the target's name in dirfd */
+	const gchar *tmpname; /* a named staging file in dirfd, or NULL */
+	gboolean in_place;
+	gboolean target_existed;
+} EsdFsReplaceParts;
+
 EsdFsReplace *
 esd_fs_replace_new(EsdFsTarget *target, GError **error);
+EsdFsReplace *
+esd_fs_replace_new_from_parts(EsdFsReplaceParts *parts);
+void
+esd_fs_replace_get_parts(EsdFsReplace *self, EsdFsReplaceParts *parts);
+void
+esd_fs_replace_disown(EsdFsReplace *self);
 gint
 esd_fs_replace_get_fd(EsdFsReplace *self);
 gboolean

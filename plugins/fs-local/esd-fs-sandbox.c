@@ -10,9 +10,8 @@
  * The `sandbox` member of fs requests (PROTOCOL.md §6.4). It is checked for
  * shape like the reference deserialises it. Profiles that need no outer
  * sandbox (`disabled`, `external`, `managed` with an unrestricted file
- * system) run directly; a restricted file system would need the sandboxed
- * helper, which does not exist yet, so it is refused with
- * `sandboxUnavailable` rather than run unconfined.
+ * system) run directly; a restricted file system runs in the sandboxed
+ * helper (esd-fs-sandbox-run.c), and never unconfined.
  */
 
 static const gchar *const esd_fs_sandbox_levels[] = {"disabled",
@@ -208,15 +207,16 @@ esd_fs_sandbox_unavailable(gboolean *unavailable, GError **error, const gchar *m
 /**
  * esd_fs_sandbox_check:
  * @sandbox: the `sandbox` object of a request
+ * @isolated: (out): set when the request must run in the sandboxed helper
  * @unavailable: (out): set when the sandbox is valid but cannot be provided
  * @error: return location for a #GError, or %NULL
  *
- * Returns: %TRUE if the request may run directly; otherwise %FALSE with a
- *   -32602 @error, and @unavailable set when the answer needs
- *   `{"kind":"sandboxUnavailable"}`
+ * Returns: %TRUE if the request may run, directly or (@isolated) in the
+ *   helper; otherwise %FALSE with a -32602 @error, and @unavailable set when
+ *   the answer needs `{"kind":"sandboxUnavailable"}`
  */
 gboolean
-esd_fs_sandbox_check(JsonObject *sandbox, gboolean *unavailable, GError **error)
+esd_fs_sandbox_check(JsonObject *sandbox, gboolean *isolated, gboolean *unavailable, GError **error)
 {
 	JsonObject *permissions = NULL;
 	JsonObject *policy = NULL;
@@ -229,6 +229,7 @@ esd_fs_sandbox_check(JsonObject *sandbox, gboolean *unavailable, GError **error)
 	gint mode = 0;
 	gint override = 0;
 
+	*isolated = FALSE;
 	*unavailable = FALSE;
 	if (!erpc_json_require_object(sandbox, "permissions", &permissions, error) ||
 	    !esd_fs_sandbox_check_permissions(permissions, &restricted, &dynamic, error) ||
@@ -274,7 +275,6 @@ esd_fs_sandbox_check(JsonObject *sandbox, gboolean *unavailable, GError **error)
 		    "file system sandbox context with dynamic permissions requires cwd");
 		return FALSE;
 	}
-	return esd_fs_sandbox_unavailable(unavailable,
-					  error,
-					  "the requested sandbox is unavailable on this executor");
+	*isolated = TRUE;
+	return TRUE;
 }

@@ -6,6 +6,9 @@
 G_BEGIN_DECLS
 
 gboolean
-esd_fs_sandbox_check(JsonObject *sandbox, gboolean *unavailable, GError **error);
+esd_fs_sandbox_check(JsonObject *sandbox,
+		     gboolean *isolated,
+		     gboolean *unavailable,
+		     GError **error);
 
 G_END_DECLS

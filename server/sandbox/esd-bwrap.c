@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -317,6 +318,66 @@ esd_bwrap_add_fd(EsdBwrapLaunch *launch, gint fd)
 		g_array_append_val(launch->fds, fd);
 }
 
+/* where the trailing run of `--remount-ro PATH` pairs of the mount plan begins */
+static guint
+esd_bwrap_mounts_tail(GPtrArray *mount_args)
+{
+	guint tail = mount_args->len;
+
+	while (tail >= 2 && g_strcmp0(g_ptr_array_index(mount_args, tail - 2), "--remount-ro") == 0)
+		tail -= 2;
+	return tail;
+}
+
+/*
+ * For each absolute file outside bwrap's own /dev and /proc: its real path
+ * (no symbolic links on the way, so that bwrap can always make the mount
+ * point) bound read-only at itself, and, when the name reaches it through
+ * symbolic links and the policy's view does not show that name, a symbolic
+ * link from the name to the real path.
+ */
+static void
+esd_bwrap_push_extra_files(GPtrArray *args,
+			   const EsdSandboxPolicy *policy,
+			   const gchar *const *extra_ro_files)
+{
+	g_autoptr(GHashTable) seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GPtrArray) links = g_ptr_array_new_with_free_func(g_free);
+
+	for (guint i = 0; extra_ro_files != NULL && extra_ro_files[i] != NULL; i++) {
+		g_autofree gchar *name = NULL;
+		g_autofree gchar *real = NULL;
+
+		if (!g_path_is_absolute(extra_ro_files[i]))
+			continue;
+		name = g_canonicalize_filename(extra_ro_files[i], "/");
+		real = realpath(name, NULL);
+		if (real == NULL || esd_sandbox_path_has_prefix(real, "/dev") ||
+		    esd_sandbox_path_has_prefix(real, "/proc") ||
+		    esd_sandbox_path_has_prefix(name, "/dev") ||
+		    esd_sandbox_path_has_prefix(name, "/proc"))
+			continue;
+		if (!g_hash_table_contains(seen, real)) {
+			esd_bwrap_push(args, "--ro-bind-try");
+			esd_bwrap_push(args, real);
+			esd_bwrap_push(args, real);
+			g_hash_table_add(seen, g_strdup(real));
+		}
+		if (g_strcmp0(name, real) == 0 || g_hash_table_contains(seen, name) ||
+		    esd_sandbox_policy_access_for(policy, name) != ESD_SANDBOX_ACCESS_DENY)
+			continue;
+		g_ptr_array_add(links, g_strdup(real));
+		g_ptr_array_add(links, g_strdup(name));
+		g_hash_table_add(seen, g_steal_pointer(&name));
+	}
+	/* after the binds: a link's parent may be a directory bwrap made for one */
+	for (guint i = 0; i + 1 < links->len; i += 2) {
+		esd_bwrap_push(args, "--symlink");
+		esd_bwrap_push(args, g_ptr_array_index(links, i));
+		esd_bwrap_push(args, g_ptr_array_index(links, i + 1));
+	}
+}
+
 /**
  * esd_bwrap_launch_new:
  * @policy: the policy of the command
@@ -341,10 +402,56 @@ esd_bwrap_launch_new(const EsdSandboxPolicy *policy,
 		     gchar *const *command_envp,
 		     GError **error)
 {
+	return esd_bwrap_launch_new_full(policy,
+					 seccomp_fd,
+					 cwd,
+					 command_argv,
+					 command_envp,
+					 NULL,
+					 error);
+}
+
+/**
+ * esd_bwrap_launch_new_full:
+ * @policy: the policy of the command
+ * @seccomp_fd: a seccomp program for `--seccomp`, or -1; borrowed, and it
+ *   must stay open until the command has been spawned
+ * @cwd: the absolute working directory of the command
+ * @command_argv: the command
+ * @command_envp: the complete environment of the command
+ * @extra_ro_files: (nullable): absolute paths of files the command needs
+ *   whatever the policy says, e.g. a helper program and its shared objects
+ * @error: return location for a #GError, or %NULL
+ *
+ * As esd_bwrap_launch_new(), and each of @extra_ro_files is bound read-only
+ * at its real path (`--ro-bind-try R R`) after the policy's mounts, but
+ * before the plan's final `--remount-ro`s, so that bwrap may still create
+ * the mount points in its own read-only tmpfs (of `/` or a denied
+ * directory). A name given through symbolic links (`/lib64/ld-linux...`)
+ * that the policy does not show becomes a symbolic link to the real path;
+ * one it shows already resolves as on the host. The command's view then
+ * differs from the policy's only by these files (and the directories and
+ * links leading to them), which are readable and read-only even where the
+ * policy denies or allows writing them. Paths in bwrap's own `/dev` and
+ * `/proc` are left out. A file below a denied directory stays unreachable,
+ * as the directory keeps mode 0000.
+ *
+ * Returns: (transfer full): the launch, or %NULL with @error set
+ */
+EsdBwrapLaunch *
+esd_bwrap_launch_new_full(const EsdSandboxPolicy *policy,
+			  gint seccomp_fd,
+			  const gchar *cwd,
+			  gchar *const *command_argv,
+			  gchar *const *command_envp,
+			  const gchar *const *extra_ro_files,
+			  GError **error)
+{
 	g_autoptr(EsdBwrapLaunch) launch = g_new0(EsdBwrapLaunch, 1);
 	g_autofree gchar *bwrap = NULL;
 	g_autofree gchar *fd_str = NULL;
 	GPtrArray *args;
+	guint tail;
 
 	g_return_val_if_fail(policy != NULL, NULL);
 	g_return_val_if_fail(cwd != NULL && g_path_is_absolute(cwd), NULL);
@@ -362,7 +469,12 @@ esd_bwrap_launch_new(const EsdSandboxPolicy *policy,
 		return NULL;
 
 	esd_bwrap_push_namespaces(args, policy);
-	for (guint i = 0; i < launch->mounts.args->len; i++)
+	tail = extra_ro_files != NULL ? esd_bwrap_mounts_tail(launch->mounts.args)
+				      : launch->mounts.args->len;
+	for (guint i = 0; i < tail; i++)
+		esd_bwrap_push(args, g_ptr_array_index(launch->mounts.args, i));
+	esd_bwrap_push_extra_files(args, policy, extra_ro_files);
+	for (guint i = tail; i < launch->mounts.args->len; i++)
 		esd_bwrap_push(args, g_ptr_array_index(launch->mounts.args, i));
 	esd_bwrap_push(args, "--chdir");
 	esd_bwrap_push(args, cwd);

@@ -17,6 +17,14 @@ esd_bwrap_launch_new(const EsdSandboxPolicy *policy,
 		     gchar *const *command_argv,
 		     gchar *const *command_envp,
 		     GError **error) G_GNUC_WARN_UNUSED_RESULT;
+EsdBwrapLaunch *
+esd_bwrap_launch_new_full(const EsdSandboxPolicy *policy,
+			  gint seccomp_fd,
+			  const gchar *cwd,
+			  gchar *const *command_argv,
+			  gchar *const *command_envp,
+			  const gchar *const *extra_ro_files,
+			  GError **error) G_GNUC_WARN_UNUSED_RESULT;
 gint
 esd_bwrap_launch_get_args_fd(EsdBwrapLaunch *launch);
 const gint *

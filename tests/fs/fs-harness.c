@@ -515,6 +515,14 @@ ensure_scratch_root(void)
 	g_setenv(ROOT_VAR, scratch_root, TRUE);
 }
 
+static FsSkipFunc skip_func = NULL;
+
+void
+fs_harness_set_skip_func(FsSkipFunc func)
+{
+	skip_func = func;
+}
+
 static void
 run_case(gconstpointer user_data)
 {
@@ -523,6 +531,12 @@ run_case(gconstpointer user_data)
 
 	if (!g_test_subprocess()) {
 		guint timeout_s = (c->def->flags & CASE_BIG) != 0 ? BIG_TIMEOUT_S : CASE_TIMEOUT_S;
+		g_autofree gchar *reason = NULL;
+
+		if (skip_func != NULL && skip_func(c->def, &reason)) {
+			g_test_skip(reason);
+			return;
+		}
 		if ((c->def->flags & CASE_NON_ROOT) != 0 && geteuid() == 0) {
 			g_test_skip("root bypasses file permissions");
 			return;

@@ -50,6 +50,7 @@ typedef enum {
 	CASE_BIG = 1 << 2,	  /* a longer timeout */
 	CASE_ROOT = 1 << 3,	  /* needs chown() */
 	CASE_CONCURRENT = 1 << 4, /* --concurrent-requests 8 */
+	CASE_SANDBOX = 1 << 5,	  /* needs user namespaces: fs_harness_set_skip_func() */
 } CaseFlags;
 
 typedef struct {
@@ -160,6 +161,12 @@ disk_exists(Fx *fx, const gchar *rel);
 
 void
 disk_assert_missing(Fx *fx, const gchar *rel);
+
+/* whether the case @def cannot run here, and why; asked in the parent, before the child starts */
+typedef gboolean (*FsSkipFunc)(const CaseDef *def, gchar **reason);
+
+void
+fs_harness_set_skip_func(FsSkipFunc func);
 
 int
 fs_harness_main(int argc, char **argv, const CaseDef *cases, guint n_cases, const gchar *prefix);

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+void
+esd_fs_methods_open(ErpcCall *call, JsonObject *params, gpointer user_data);
+void
+esd_fs_methods_read_block(ErpcCall *call, JsonObject *params, gpointer user_data);
+void
+esd_fs_methods_write_block(ErpcCall *call, JsonObject *params, gpointer user_data);
+void
+esd_fs_methods_close(ErpcCall *call, JsonObject *params, gpointer user_data);
+void
+esd_fs_methods_watch_missing(ErpcCall *call, JsonObject *params, gpointer user_data);
+
+G_END_DECLS

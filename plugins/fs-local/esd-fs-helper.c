@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "esd-fs-connection-state.h"
+#include "esd-fs-handoff.h"
+#include "esd-fs-local-plugin.h"
+
+/*
+ * esd-fs-helper: one fs request, evaluated inside a sandbox. The daemon
+ * starts it under bwrap (esd-fs-sandbox-exec.c) with the request on stdin:
+ * one JSON-RPC request with id 1 and without `sandbox`, params already
+ * checked. It runs the request with the fs-local plugin's own method table,
+ * so the answer is exactly the one the daemon would give, writes the
+ * complete response on stdout and exits. After a successful fs/open it
+ * hands the handle's descriptors over on --handoff-fd (esd-fs-handoff.c).
+ *
+ * Exit status 0 means an answer was written; anything else is a failure the
+ * daemon reports as an internal error.
+ */
+
+/* requests are bounded by the daemon; this only stops a runaway stdin */
+#define ESD_FS_HELPER_MAX_REQUEST ((gsize)G_MAXINT32)
+#define ESD_FS_HELPER_MAX_DEPTH	  64
+
+/* what may be asked: requests that finish in one answer, and fs/open */
+static const gchar *const esd_fs_helper_methods[] = {"fs/readFile",
+						     "fs/writeFile",
+						     "fs/createDirectory",
+						     "fs/getMetadata",
+						     "fs/canonicalize",
+						     "fs/readDirectory",
+						     "fs/walk",
+						     "fs/remove",
+						     "fs/copy",
+						     "fs/open",
+						     NULL};
+
+/* a transport that keeps the one answer instead of sending it */
+#define ESD_TYPE_FS_HELPER_TRANSPORT (esd_fs_helper_transport_get_type())
+G_DECLARE_FINAL_TYPE(EsdFsHelperTransport,
+		     esd_fs_helper_transport,
+		     ESD,
+		     FS_HELPER_TRANSPORT,
+		     ErpcTransport)
+
+struct _EsdFsHelperTransport {
+	ErpcTransport parent_instance;
+	GBytes *answer;
+};
+
+G_DEFINE_TYPE(EsdFsHelperTransport, esd_fs_helper_transport, ERPC_TYPE_TRANSPORT)
+
+static void
+esd_fs_helper_transport_send(ErpcTransport *transport, GBytes *message)
+{
+	EsdFsHelperTransport *self = ESD_FS_HELPER_TRANSPORT(transport);
+	if (self->answer == NULL)
+		self->answer = g_bytes_ref(message);
+}
+
+static void
+esd_fs_helper_transport_close(ErpcTransport *transport, gboolean abort)
+{
+}
+
+static void
+esd_fs_helper_transport_finalize(GObject *object)
+{
+	EsdFsHelperTransport *self = ESD_FS_HELPER_TRANSPORT(object);
+	g_clear_pointer(&self->answer, g_bytes_unref);
+	G_OBJECT_CLASS(esd_fs_helper_transport_parent_class)->finalize(object);
+}
+
+static void
+esd_fs_helper_transport_init(EsdFsHelperTransport *self)
+{
+}
+
+static void
+esd_fs_helper_transport_class_init(EsdFsHelperTransportClass *klass)
+{
+	ErpcTransportClass *transport_class = ERPC_TRANSPORT_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->finalize = esd_fs_helper_transport_finalize;
+	transport_class->send = esd_fs_helper_transport_send;
+	transport_class->close = esd_fs_helper_transport_close;
+}
+
+static GBytes *
+esd_fs_helper_read_stdin(GError **error)
+{
+	g_autoptr(GByteArray) data = g_byte_array_new();
+	guint8 buf[65536];
+
+	for (;;) {
+		gssize n = read(STDIN_FILENO, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			esd_fs_set_errno(error, errno);
+			return NULL;
+		}
+		if (n == 0)
+			return g_byte_array_free_to_bytes(g_steal_pointer(&data));
+		if (data->len + (gsize)n > ESD_FS_HELPER_MAX_REQUEST) {
+			g_set_error_literal(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INVALID_REQUEST,
+					    "the request is too large");
+			return NULL;
+		}
+		g_byte_array_append(data, buf, (guint)n);
+	}
+}
+
+static gboolean
+esd_fs_helper_write_stdout(const gchar *data, gsize len)
+{
+	while (len > 0) {
+		gssize n = write(STDOUT_FILENO, data, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return FALSE;
+		data += n;
+		len -= (gsize)n;
+	}
+	return TRUE;
+}
+
+/* the request, if it is one the helper runs */
+static ErpcMessage *
+esd_fs_helper_parse(GBytes *frame, GError **error)
+{
+	g_autoptr(ErpcMessage) message = NULL;
+	JsonNode *params;
+	JsonNode *sandbox = NULL;
+
+	message = erpc_message_parse_bytes(frame,
+					   ESD_FS_HELPER_MAX_REQUEST,
+					   ESD_FS_HELPER_MAX_DEPTH,
+					   error);
+	if (message == NULL)
+		return NULL;
+	params = erpc_message_get_params(message);
+	if (params != NULL && JSON_NODE_HOLDS_OBJECT(params))
+		sandbox = json_object_get_member(json_node_get_object(params), "sandbox");
+	if (erpc_message_get_kind(message) != ERPC_MESSAGE_KIND_REQUEST ||
+	    !g_strv_contains(esd_fs_helper_methods, erpc_message_get_method(message)) ||
+	    (sandbox != NULL && !JSON_NODE_HOLDS_NULL(sandbox))) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_REQUEST,
+				    "not a request the helper runs");
+		return NULL;
+	}
+	return g_steal_pointer(&message);
+}
+
+/* as the daemon's dispatcher runs a handler, up to its answer */
+static gboolean
+esd_fs_helper_run(ErpcRegistry *registry, ErpcCall *call, ErpcMessage *message, GError **error)
+{
+	const ErpcMethodInfo *info;
+	gpointer user_data = NULL;
+	JsonObject *params;
+
+	info = erpc_registry_lookup_method(registry, erpc_message_get_method(message), &user_data);
+	if (info == NULL || info->params_type == NULL) {
+		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "no such method");
+		return FALSE;
+	}
+	params =
+	    erpc_json_params_object(erpc_message_get_params(message), info->params_type, error);
+	if (params == NULL)
+		return FALSE;
+	if ((info->flags & ERPC_METHOD_FLAG_BLOBS) == 0)
+		erpc_message_expand(message);
+	info->func(call, params, user_data);
+	while (!erpc_call_is_finished(call))
+		g_main_context_iteration(NULL, TRUE);
+	return TRUE;
+}
+
+/* after a successful fs/open: the new handle's descriptors go to the daemon */
+static gboolean
+esd_fs_helper_hand_over(ErpcCall *call, gint handoff_fd, GError **error)
+{
+	ErpcConnection *connection = erpc_call_get_connection(call);
+	JsonNode *params = erpc_call_get_params(call);
+	EsdFsHandleTable *handles;
+	EsdFsHandle *handle;
+	const gchar *id = NULL;
+
+	if (!erpc_json_require_string(json_node_get_object(params), "handleId", &id, error))
+		return FALSE;
+	handles = esd_fs_connection_state_get_handles(esd_fs_connection_state_get(connection));
+	handle = esd_fs_handle_table_lookup(handles, id, error);
+	if (handle == NULL)
+		return FALSE;
+	if (handoff_fd < 0) {
+		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "no handoff socket");
+		return FALSE;
+	}
+	return esd_fs_handoff_send(handoff_fd, handle, error);
+}
+
+static gboolean
+esd_fs_helper_parse_args(gint argc, gchar **argv, gint *handoff_fd)
+{
+	for (gint i = 1; i < argc; i++) {
+		guint64 value = 0;
+		if (!g_str_has_prefix(argv[i], "--handoff-fd=") ||
+		    !g_ascii_string_to_unsigned(argv[i] + strlen("--handoff-fd="),
+						10,
+						3,
+						G_MAXINT,
+						&value,
+						NULL))
+			return FALSE;
+		*handoff_fd = (gint)value;
+	}
+	return TRUE;
+}
+
+static gboolean
+esd_fs_helper_answer(ErpcCall *call, GBytes *answer, gint handoff_fd)
+{
+	g_autoptr(GError) error = NULL;
+	const gchar *prefix = "{\"id\":1,\"result\":";
+	gsize len = 0;
+	const gchar *data = g_bytes_get_data(answer, &len);
+	g_autoptr(GBytes) failure = NULL;
+
+	if (g_strcmp0(erpc_call_get_method(call), "fs/open") == 0 && len >= strlen(prefix) &&
+	    memcmp(data, prefix, strlen(prefix)) == 0 &&
+	    !esd_fs_helper_hand_over(call, handoff_fd, &error)) {
+		g_printerr("esd-fs-helper: %s\n", error->message);
+		failure = erpc_message_new_error(erpc_call_get_id(call),
+						 erpc_error_to_wire_code(error),
+						 error->message,
+						 NULL);
+		data = g_bytes_get_data(failure, &len);
+	}
+	return esd_fs_helper_write_stdout(data, len) && esd_fs_helper_write_stdout("\n", 1);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) frame = NULL;
+	g_autoptr(ErpcMessage) message = NULL;
+	g_autoptr(ErpcRegistry) registry = NULL;
+	g_autoptr(ErpcPlugin) plugin = NULL;
+	g_autoptr(EsdFsHelperTransport) transport = NULL;
+	g_autoptr(ErpcConnection) connection = NULL;
+	g_autoptr(ErpcCall) call = NULL;
+	gint handoff_fd = -1;
+
+	setlocale(LC_ALL, "C");
+	if (!esd_fs_helper_parse_args(argc, argv, &handoff_fd)) {
+		g_printerr("usage: esd-fs-helper [--handoff-fd=FD] < REQUEST\n");
+		return 2;
+	}
+	frame = esd_fs_helper_read_stdin(&error);
+	if (frame != NULL)
+		message = esd_fs_helper_parse(frame, &error);
+	if (message == NULL) {
+		g_printerr("esd-fs-helper: %s\n", error->message);
+		return 2;
+	}
+	registry = erpc_registry_new();
+	plugin = g_object_new(ESD_TYPE_FS_LOCAL_PLUGIN, NULL);
+	if (!ERPC_PLUGIN_GET_CLASS(plugin)->setup(plugin, registry, &error)) {
+		g_printerr("esd-fs-helper: %s\n", error->message);
+		return 2;
+	}
+	transport = g_object_new(ESD_TYPE_FS_HELPER_TRANSPORT, "peer", "esd-fs-helper", NULL);
+	connection = erpc_connection_new(ERPC_TRANSPORT(transport),
+					 ESD_FS_HELPER_MAX_REQUEST,
+					 ESD_FS_HELPER_MAX_DEPTH);
+	call = erpc_call_new(connection, message);
+	if (!esd_fs_helper_run(registry, call, message, &error))
+		erpc_call_return_error(call, error);
+	if (transport->answer == NULL ||
+	    !esd_fs_helper_answer(call, transport->answer, handoff_fd)) {
+		g_printerr("esd-fs-helper: cannot write the answer\n");
+		return 1;
+	}
+	esd_fs_connection_state_drop(connection);
+	return 0;
+}

@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <fcntl.h>
+#include <glib-unix.h>
+#include <link.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "esd-bwrap.h"
+#include "esd-fs-sandbox-exec.h"
+#include "esd-seccomp.h"
+
+/*
+ * One run of the helper in the sandbox a process with the same policy
+ * gets: bwrap with the policy's mounts and namespaces and the seccomp filter
+ * of process/start, the helper as its command, the request on its stdin and
+ * the answer on its stdout. Blocking; runs in a worker thread.
+ *
+ * The helper must start even when the policy hides /usr or the build tree,
+ * so its binary, every shared object the daemon has loaded (dl_iterate_phdr:
+ * the helper links a subset of the daemon's libraries, libexecrpc, GLib,
+ * json-glib and the sanitizer runtimes of a sanitizer build, and the dynamic
+ * loader is among them) and /etc/ld.so.cache are bound read-only at their
+ * real paths, with symbolic links from the names the loader uses where the
+ * policy hides those (esd_bwrap_launch_new_full()). The daemon's list is used rather
+ * than the helper's ELF needs because it is known without reading or
+ * running anything, already resolved the way the loader resolves, and a
+ * superset. The helper's view of the file system therefore differs from the
+ * process sandbox's only by these read-only files.
+ */
+
+G_DEFINE_QUARK(esd - fs - sandbox - preparation - error - quark, esd_fs_sandbox_preparation_error)
+
+#define ESD_FS_SANDBOX_STDERR_MAX 4096
+
+/*
+ * the daemon's own environment the helper inherits: debugging and sanitizer
+ * settings; leak checking is switched off, as LeakSanitizer stops the
+ * process with ptrace(), which the seccomp filter refuses (test-fs-helper
+ * checks the helper for leaks outside the sandbox)
+ */
+static const gchar *const esd_fs_sandbox_forwarded_env[] =
+    {"G_DEBUG", "G_MESSAGES_DEBUG", "MALLOC_CHECK_", "ASAN_OPTIONS", "UBSAN_OPTIONS", NULL};
+
+/* the binary in the build tree runs the build tree's helper, as it does esd-supervise */
+static gboolean
+esd_fs_sandbox_running_from_build_tree(void)
+{
+	g_autofree gchar *exe = g_file_read_link("/proc/self/exe", NULL);
+	g_autofree gchar *dir = NULL;
+
+	if (exe == NULL)
+		return FALSE;
+	dir = g_path_get_dirname(exe);
+	return g_strcmp0(dir, ESD_BUILD_SERVERDIR) == 0;
+}
+
+/**
+ * esd_fs_sandbox_helper_path:
+ *
+ * Returns: the esd-fs-helper to run: $ESD_FS_HELPER (for tests), the build
+ *   tree's for a daemon run from the build tree, else the installed one
+ */
+const gchar *
+esd_fs_sandbox_helper_path(void)
+{
+	static gsize once = 0;
+	static const gchar *path = NULL;
+	const gchar *override = g_getenv("ESD_FS_HELPER");
+
+	if (override != NULL && override[0] != '\0')
+		return override;
+	if (g_once_init_enter(&once)) {
+		path = esd_fs_sandbox_running_from_build_tree() ? ESD_BUILD_FS_HELPER
+								: ESD_FS_HELPER_PATH;
+		g_once_init_leave(&once, 1);
+	}
+	return path;
+}
+
+static void
+esd_fs_sandbox_add_file(GPtrArray *files, const gchar *path)
+{
+	if (path != NULL && g_path_is_absolute(path))
+		g_ptr_array_add(files, g_strdup(path));
+}
+
+static gint
+esd_fs_sandbox_add_object(struct dl_phdr_info *info, size_t size, gpointer data)
+{
+	if (info->dlpi_name != NULL && info->dlpi_name[0] == '/')
+		esd_fs_sandbox_add_file(data, info->dlpi_name);
+	return 0;
+}
+
+/* the files the helper needs whatever the policy; computed once per helper path */
+static gchar **
+esd_fs_sandbox_helper_files(const gchar *helper)
+{
+	static GMutex lock;
+	static gchar *cached_helper = NULL;
+	static gchar **cached = NULL;
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&lock);
+	g_autoptr(GPtrArray) files = NULL;
+
+	if (cached != NULL && g_strcmp0(cached_helper, helper) == 0)
+		return g_strdupv(cached);
+	files = g_ptr_array_new_with_free_func(g_free);
+	esd_fs_sandbox_add_file(files, helper);
+	if (g_file_test("/etc/ld.so.cache", G_FILE_TEST_IS_REGULAR))
+		esd_fs_sandbox_add_file(files, "/etc/ld.so.cache");
+	dl_iterate_phdr(esd_fs_sandbox_add_object, files);
+	g_ptr_array_add(files, NULL);
+	g_strfreev(cached);
+	g_free(cached_helper);
+	cached = (gchar **)g_ptr_array_free(g_steal_pointer(&files), FALSE);
+	cached_helper = g_strdup(helper);
+	g_debug("the sandboxed helper needs %u files", g_strv_length(cached));
+	return g_strdupv(cached);
+}
+
+/* PATH, HOME, and the daemon's debugging settings: nothing from the client */
+static gchar **
+esd_fs_sandbox_helper_envp(const EsdSandboxPolicy *policy)
+{
+	g_autoptr(GPtrArray) envp = g_ptr_array_new_with_free_func(g_free);
+
+	g_ptr_array_add(envp, g_strdup("PATH=/usr/bin:/bin"));
+	g_ptr_array_add(envp,
+			g_strdup_printf("HOME=%s", policy->home != NULL ? policy->home : "/"));
+	for (guint i = 0; esd_fs_sandbox_forwarded_env[i] != NULL; i++) {
+		const gchar *name = esd_fs_sandbox_forwarded_env[i];
+		const gchar *value = g_getenv(name);
+		if (value == NULL)
+			continue;
+		if (g_strcmp0(name, "ASAN_OPTIONS") == 0)
+			g_ptr_array_add(envp, g_strdup_printf("%s=%s:detect_leaks=0", name, value));
+		else
+			g_ptr_array_add(envp, g_strdup_printf("%s=%s", name, value));
+	}
+	g_ptr_array_add(envp, NULL);
+	return (gchar **)g_ptr_array_free(g_steal_pointer(&envp), FALSE);
+}
+
+static void
+esd_fs_sandbox_close(gint *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+}
+
+/* the pipes of a running helper and what is still to be written to it */
+typedef struct {
+	gint in_fd;
+	gint out_fd;
+	gint err_fd;
+	GPtrArray *request; /* of GBytes */
+	guint segment;
+	gsize offset;
+	EsdFsAnswer *answer;
+	GString *stderr_text;
+} EsdFsPump;
+
+static void
+esd_fs_pump_clear(EsdFsPump *pump)
+{
+	esd_fs_sandbox_close(&pump->in_fd);
+	esd_fs_sandbox_close(&pump->out_fd);
+	esd_fs_sandbox_close(&pump->err_fd);
+}
+
+/* writes what the pipe takes; the request is done when every segment is */
+static void
+esd_fs_pump_write(EsdFsPump *pump)
+{
+	while (pump->segment < pump->request->len) {
+		GBytes *bytes = g_ptr_array_index(pump->request, pump->segment);
+		gsize len = 0;
+		const gchar *data = g_bytes_get_data(bytes, &len);
+		gssize n;
+
+		if (pump->offset == len) {
+			pump->segment++;
+			pump->offset = 0;
+			continue;
+		}
+		n = write(pump->in_fd, data + pump->offset, len - pump->offset);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		/* EPIPE: the helper is gone; its exit status tells why */
+		if (n <= 0)
+			break;
+		pump->offset += (gsize)n;
+	}
+	esd_fs_sandbox_close(&pump->in_fd);
+}
+
+/* reads what there is; FALSE with @error when the answer is too large */
+static gboolean
+esd_fs_pump_read(EsdFsPump *pump, gint *fd, gboolean is_stdout, GError **error)
+{
+	gchar buf[65536];
+
+	for (;;) {
+		gssize n = read(*fd, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return TRUE;
+		if (n <= 0) {
+			esd_fs_sandbox_close(fd);
+			return TRUE;
+		}
+		if (is_stdout && !esd_fs_answer_feed(pump->answer, buf, (gsize)n, error))
+			return FALSE;
+		if (!is_stdout && pump->stderr_text->len < ESD_FS_SANDBOX_STDERR_MAX)
+			g_string_append_len(
+			    pump->stderr_text,
+			    buf,
+			    MIN(n, (gssize)(ESD_FS_SANDBOX_STDERR_MAX - pump->stderr_text->len)));
+	}
+}
+
+/* runs until the helper closed stdout and stderr; FALSE when it must be killed */
+static gboolean
+esd_fs_pump_run(EsdFsPump *pump, GCancellable *cancellable, GError **error)
+{
+	GPollFD cancel_fd = {-1, 0, 0};
+	gboolean has_cancel = g_cancellable_make_pollfd(cancellable, &cancel_fd);
+	gboolean ok = TRUE;
+
+	while (ok && (pump->out_fd >= 0 || pump->err_fd >= 0)) {
+		struct pollfd fds[4];
+		nfds_t n = 0;
+		gint in_index = -1;
+
+		if (pump->in_fd >= 0) {
+			in_index = (gint)n;
+			fds[n++] = (struct pollfd){pump->in_fd, POLLOUT, 0};
+		}
+		if (pump->out_fd >= 0)
+			fds[n++] = (struct pollfd){pump->out_fd, POLLIN, 0};
+		if (pump->err_fd >= 0)
+			fds[n++] = (struct pollfd){pump->err_fd, POLLIN, 0};
+		if (has_cancel)
+			fds[n++] = (struct pollfd){cancel_fd.fd, POLLIN, 0};
+		if (poll(fds, n, -1) < 0 && errno != EINTR) {
+			ok = esd_fs_set_errno(error, errno);
+			break;
+		}
+		if (g_cancellable_set_error_if_cancelled(cancellable, error)) {
+			ok = FALSE;
+			break;
+		}
+		if (in_index >= 0 && fds[in_index].revents != 0)
+			esd_fs_pump_write(pump);
+		if (pump->out_fd >= 0 && !esd_fs_pump_read(pump, &pump->out_fd, TRUE, error))
+			ok = FALSE;
+		if (ok && pump->err_fd >= 0)
+			esd_fs_pump_read(pump, &pump->err_fd, FALSE, NULL);
+	}
+	if (has_cancel)
+		g_cancellable_release_fd(cancellable);
+	return ok;
+}
+
+static gint
+esd_fs_sandbox_waitpid(GPid pid)
+{
+	gint status = 0;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			return -1;
+	}
+	return status;
+}
+
+/* what a helper that gave no answer died of; bwrap's own complaints start with `bwrap: ` */
+static void
+esd_fs_sandbox_failed(gint status, GString *stderr_text, GError **error)
+{
+	g_autofree gchar *first_line = NULL;
+	g_autofree gchar *how = NULL;
+
+	first_line = g_strndup(stderr_text->str, strcspn(stderr_text->str, "\n"));
+	if (status < 0)
+		how = g_strdup("an unknown status");
+	else if (WIFEXITED(status))
+		how = g_strdup_printf("exit status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		how = g_strdup_printf("signal %d", WTERMSIG(status));
+	else
+		how = g_strdup("an unknown status");
+	g_message("the sandboxed file system helper failed with %s: %s", how, stderr_text->str);
+	if (g_str_has_prefix(first_line, "bwrap: ")) {
+		g_set_error(error,
+			    ESD_FS_SANDBOX_PREPARATION_ERROR,
+			    0,
+			    "cannot set up the sandbox: %s",
+			    first_line + strlen("bwrap: "));
+		return;
+	}
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INTERNAL,
+		    "the sandboxed file system helper failed with %s",
+		    how);
+}
+
+/* spawns bwrap with the launch's descriptors and @handoff_fd at their own numbers */
+static gboolean
+esd_fs_sandbox_spawn(EsdBwrapLaunch *launch,
+		     gint handoff_fd,
+		     GPid *pid,
+		     EsdFsPump *pump,
+		     GError **error)
+{
+	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autoptr(GError) error_local = NULL;
+	const gint *launch_fds;
+	guint n_launch_fds = 0;
+
+	launch_fds = esd_bwrap_launch_get_fds(launch, &n_launch_fds);
+	g_array_append_vals(fds, launch_fds, n_launch_fds);
+	if (handoff_fd >= 0)
+		g_array_append_val(fds, handoff_fd);
+	if (!g_spawn_async_with_pipes_and_fds(NULL,
+					      esd_bwrap_launch_get_argv(launch),
+					      esd_bwrap_launch_get_envp(launch),
+					      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CLOEXEC_PIPES,
+					      NULL,
+					      NULL,
+					      -1,
+					      -1,
+					      -1,
+					      (const gint *)(gpointer)fds->data,
+					      (const gint *)(gpointer)fds->data,
+					      fds->len,
+					      pid,
+					      &pump->in_fd,
+					      &pump->out_fd,
+					      &pump->err_fd,
+					      &error_local)) {
+		g_set_error(error,
+			    ESD_FS_SANDBOX_PREPARATION_ERROR,
+			    0,
+			    "cannot start bwrap: %s",
+			    error_local->message);
+		return FALSE;
+	}
+	g_unix_set_fd_nonblocking(pump->in_fd, TRUE, NULL);
+	g_unix_set_fd_nonblocking(pump->out_fd, TRUE, NULL);
+	g_unix_set_fd_nonblocking(pump->err_fd, TRUE, NULL);
+	return TRUE;
+}
+
+static EsdBwrapLaunch *
+esd_fs_sandbox_launch(const EsdSandboxPolicy *policy,
+		      gint seccomp_fd,
+		      gint handoff_fd,
+		      GError **error)
+{
+	const gchar *helper = esd_fs_sandbox_helper_path();
+	g_autofree gchar *handoff_arg = NULL;
+	g_auto(GStrv) files = NULL;
+	g_auto(GStrv) envp = NULL;
+	g_autoptr(GError) error_local = NULL;
+	EsdBwrapLaunch *launch;
+	gchar *argv[] = {(gchar *)helper, NULL, NULL};
+
+	if (handoff_fd >= 0) {
+		handoff_arg = g_strdup_printf("--handoff-fd=%d", handoff_fd);
+		argv[1] = handoff_arg;
+	}
+	files = esd_fs_sandbox_helper_files(helper);
+	envp = esd_fs_sandbox_helper_envp(policy);
+	/* the helper works on absolute paths only: `/` exists in every sandbox */
+	launch = esd_bwrap_launch_new_full(policy,
+					   seccomp_fd,
+					   "/",
+					   argv,
+					   envp,
+					   (const gchar *const *)files,
+					   &error_local);
+	if (launch != NULL)
+		return launch;
+	if (g_error_matches(error_local, ESD_SANDBOX_ERROR, ESD_SANDBOX_ERROR_UNAVAILABLE)) {
+		g_propagate_error(error, g_steal_pointer(&error_local));
+		return NULL;
+	}
+	g_set_error(error,
+		    ESD_FS_SANDBOX_PREPARATION_ERROR,
+		    0,
+		    "cannot prepare the sandbox: %s",
+		    error_local->message);
+	return NULL;
+}
+
+/* bwrap, user namespaces and the helper: %ESD_SANDBOX_ERROR_UNAVAILABLE if one is missing */
+static gboolean
+esd_fs_sandbox_check_available(GError **error)
+{
+	const gchar *helper = esd_fs_sandbox_helper_path();
+
+	if (!esd_bwrap_available(error))
+		return FALSE;
+	if (!g_path_is_absolute(helper) || !g_file_test(helper, G_FILE_TEST_IS_EXECUTABLE)) {
+		g_message("the sandboxed file system helper %s is missing", helper);
+		g_set_error_literal(error,
+				    ESD_SANDBOX_ERROR,
+				    ESD_SANDBOX_ERROR_UNAVAILABLE,
+				    "the requested sandbox is unavailable on this executor: "
+				    "the sandboxed file system helper is missing");
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/**
+ * esd_fs_sandbox_exec:
+ * @policy: a restricted policy
+ * @request: (element-type GBytes): the request, written to the helper's stdin
+ * @handoff_fd: the helper's end of a socketpair for a handle, or -1
+ * @answer: fed with what the helper writes on its stdout
+ * @cancellable: kills the helper when cancelled
+ * @error: return location for a #GError, or %NULL
+ *
+ * Runs the helper once and waits for it. Fails closed: without bwrap, user
+ * namespaces or the helper it fails with %ESD_SANDBOX_ERROR_UNAVAILABLE,
+ * when the seccomp filter or bwrap's mounts cannot be set up with
+ * %ESD_FS_SANDBOX_PREPARATION_ERROR, and never runs anything unsandboxed.
+ *
+ * Returns: %TRUE if the helper exited normally after writing its answer
+ */
+gboolean
+esd_fs_sandbox_exec(const EsdSandboxPolicy *policy,
+		    GPtrArray *request,
+		    gint handoff_fd,
+		    EsdFsAnswer *answer,
+		    GCancellable *cancellable,
+		    GError **error)
+{
+	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	g_autoptr(GError) error_local = NULL;
+	g_autoptr(GString) stderr_text = g_string_new(NULL);
+	EsdFsPump pump = {-1, -1, -1, request, 0, 0, answer, stderr_text};
+	EsdSeccompFlags flags = ESD_SECCOMP_FLAG_NONE;
+	gint seccomp_fd;
+	gboolean pumped;
+	GPid pid = 0;
+	gint status;
+
+	if (!esd_fs_sandbox_check_available(error))
+		return FALSE;
+	if (policy->network == ESD_SANDBOX_NETWORK_RESTRICTED)
+		flags |= ESD_SECCOMP_NETWORK_RESTRICTED;
+	seccomp_fd = esd_seccomp_build_fd(flags, &error_local);
+	if (seccomp_fd < 0) {
+		g_set_error(error,
+			    ESD_FS_SANDBOX_PREPARATION_ERROR,
+			    0,
+			    "cannot build the seccomp filter: %s",
+			    error_local->message);
+		return FALSE;
+	}
+	launch = esd_fs_sandbox_launch(policy, seccomp_fd, handoff_fd, error);
+	if (launch == NULL || !esd_fs_sandbox_spawn(launch, handoff_fd, &pid, &pump, error)) {
+		close(seccomp_fd);
+		if (launch != NULL)
+			esd_bwrap_launch_cleanup(launch);
+		return FALSE;
+	}
+	close(seccomp_fd);
+	pumped = esd_fs_pump_run(&pump, cancellable, &error_local);
+	if (!pumped)
+		kill(pid, SIGKILL);
+	esd_fs_pump_clear(&pump);
+	status = esd_fs_sandbox_waitpid(pid);
+	g_spawn_close_pid(pid);
+	esd_bwrap_launch_cleanup(launch);
+	if (!pumped) {
+		g_propagate_error(error, g_steal_pointer(&error_local));
+		return FALSE;
+	}
+	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		esd_fs_sandbox_failed(status, stderr_text, error);
+		return FALSE;
+	}
+	if (stderr_text->len > 0)
+		g_debug("the sandboxed file system helper said: %s", stderr_text->str);
+	return TRUE;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <gio/gio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "esd-fs-handoff.h"
+#include "esd-fs-sandbox-exec.h"
+#include "esd-fs-sandbox-run.h"
+
+/*
+ * An fs request with a restricted file system (PROTOCOL.md §6.4: "FS
+ * operations run inside a sandboxed helper process") is evaluated by
+ * esd-fs-helper inside the sandbox a process with the same policy would get
+ * (esd-fs-sandbox-exec.c). The request goes to the helper as received, less
+ * its `sandbox` member, after the daemon checked its params as for a direct
+ * run; the helper runs it with the same method table and code as the daemon
+ * and its answer is passed on unchanged: a result as written, an error with
+ * its code, message and data. So a sandboxed request gives exactly the
+ * answer a direct one would give on the file system the sandbox shows.
+ *
+ * fs/open is the exception that leaves something behind: the helper opens
+ * the file (or creates the staging file of a replacement) inside the
+ * sandbox and hands the descriptors back (esd-fs-handoff.c); the daemon
+ * keeps them as an ordinary handle.
+ *
+ * Everything runs in a worker thread; the call is answered on the main
+ * thread. Cancelling the call (its connection closed) kills the helper.
+ */
+
+typedef struct {
+	ErpcCall *call;
+	EsdSandboxPolicy *policy;
+	GPtrArray *request; /* of GBytes */
+	EsdFsAnswer *answer;
+	EsdFsSandboxAdoptFunc adopt;
+	gint handoff[2]; /* the daemon's end, the helper's end */
+	EsdFsHandle *handle;
+	gint64 started;
+} EsdFsSandboxJob;
+
+static void
+esd_fs_sandbox_job_free(gpointer data)
+{
+	EsdFsSandboxJob *job = data;
+
+	g_object_unref(job->call);
+	esd_sandbox_policy_free(job->policy);
+	g_ptr_array_unref(job->request);
+	esd_fs_answer_free(job->answer);
+	esd_fs_close_fdp(&job->handoff[0]);
+	esd_fs_close_fdp(&job->handoff[1]);
+	g_clear_object(&job->handle);
+	g_free(job);
+}
+
+/**
+ * esd_fs_sandbox_return_error:
+ * @call: a call
+ * @error: the error
+ * @kind: the `kind` of its `data`, e.g. `sandboxUnavailable`
+ */
+void
+esd_fs_sandbox_return_error(ErpcCall *call, const GError *error, const gchar *kind)
+{
+	g_autoptr(JsonNode) data = json_node_new(JSON_NODE_OBJECT);
+	JsonObject *obj = json_object_new();
+
+	json_object_set_string_member(obj, "kind", kind);
+	json_node_take_object(data, obj);
+	erpc_call_return_error_full(call, error, g_steal_pointer(&data));
+}
+
+/* whether @text can go into a JSON string as it is */
+static gboolean
+esd_fs_sandbox_text_is_plain(const gchar *text, gsize len)
+{
+	for (gsize i = 0; i < len; i++) {
+		guchar c = (guchar)text[i];
+		if (c < 0x20 || c == '"' || c == '\\')
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/*
+ * `{"id":1,"method":M,"params":P}` with P the params less `sandbox`; a large
+ * member (@blob) is passed on from where the daemon received it
+ */
+static GPtrArray *
+esd_fs_sandbox_request_new(ErpcCall *call, JsonObject *params, const EsdFsSandboxBlob *blob)
+{
+	GPtrArray *request = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
+	GString *head = g_string_new("{\"id\":1,\"method\":");
+	gboolean first = TRUE;
+	JsonObjectIter iter;
+	const gchar *name;
+	JsonNode *node;
+
+	erpc_json_append_string(head, erpc_call_get_method(call), -1);
+	g_string_append(head, ",\"params\":{");
+	json_object_iter_init(&iter, params);
+	while (json_object_iter_next(&iter, &name, &node)) {
+		if (g_strcmp0(name, "sandbox") == 0 ||
+		    (blob != NULL && g_strcmp0(name, blob->member) == 0))
+			continue;
+		if (!first)
+			g_string_append_c(head, ',');
+		first = FALSE;
+		erpc_json_append_string(head, name, -1);
+		g_string_append_c(head, ':');
+		erpc_json_append_node(head, node);
+	}
+	if (blob == NULL) {
+		g_string_append(head, "}}\n");
+		g_ptr_array_add(request, g_string_free_to_bytes(head));
+		return request;
+	}
+	if (!first)
+		g_string_append_c(head, ',');
+	erpc_json_append_string(head, blob->member, -1);
+	g_string_append_c(head, ':');
+	if (esd_fs_sandbox_text_is_plain(blob->text, blob->len)) {
+		/* the call, and so the frame holding the text, outlives the job */
+		g_string_append_c(head, '"');
+		g_ptr_array_add(request, g_string_free_to_bytes(head));
+		g_ptr_array_add(request, g_bytes_new_static(blob->text, blob->len));
+		g_ptr_array_add(request, g_bytes_new_static("\"}}\n", 4));
+		return request;
+	}
+	erpc_json_append_string(head, blob->text, (gssize)blob->len);
+	g_string_append(head, "}}\n");
+	g_ptr_array_add(request, g_string_free_to_bytes(head));
+	return request;
+}
+
+static void
+esd_fs_sandbox_thread(GTask *task,
+		      gpointer source_object,
+		      gpointer task_data,
+		      GCancellable *cancellable)
+{
+	EsdFsSandboxJob *job = task_data;
+	GError *error = NULL;
+
+	if (!esd_fs_sandbox_exec(job->policy,
+				 job->request,
+				 job->handoff[1],
+				 job->answer,
+				 cancellable,
+				 &error)) {
+		g_task_return_error(task, error);
+		return;
+	}
+	esd_fs_close_fdp(&job->handoff[1]);
+	if (!esd_fs_answer_finish(job->answer, &error)) {
+		g_message("%s: %s", erpc_call_get_method(job->call), error->message);
+		g_task_return_error(task, error);
+		return;
+	}
+	if (job->adopt != NULL && esd_fs_answer_get_error(job->answer) == NULL) {
+		job->handle = esd_fs_handoff_receive(job->handoff[0], &error);
+		if (job->handle == NULL) {
+			g_message("%s: %s", erpc_call_get_method(job->call), error->message);
+			g_task_return_error(task, error);
+			return;
+		}
+	}
+	g_task_return_boolean(task, TRUE);
+}
+
+/* a failure to run the helper at all, with the `kind` its answer needs; @error is changed */
+static void
+esd_fs_sandbox_return_failure(ErpcCall *call, GError *error)
+{
+	if (esd_sandbox_error_convert(&error)) {
+		g_info("%s: sandboxed request refused: %s",
+		       erpc_call_get_method(call),
+		       error->message);
+		esd_fs_sandbox_return_error(call, error, "sandboxUnavailable");
+		return;
+	}
+	if (error->domain == ESD_FS_SANDBOX_PREPARATION_ERROR) {
+		g_message("%s: %s", erpc_call_get_method(call), error->message);
+		error->domain = ERPC_ERROR;
+		error->code = ERPC_ERROR_INTERNAL;
+		esd_fs_sandbox_return_error(call, error, "sandboxPreparation");
+		return;
+	}
+	erpc_call_return_error(call, error);
+}
+
+static void
+esd_fs_sandbox_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_data)
+{
+	GTask *task = G_TASK(res);
+	EsdFsSandboxJob *job = g_task_get_task_data(task);
+	ErpcCall *call = job->call;
+	g_autoptr(GError) error = NULL;
+	const GError *answered;
+
+	g_debug("sandboxed %s: %.1f ms",
+		erpc_call_get_method(call),
+		(g_get_monotonic_time() - job->started) / 1000.0);
+	if (!g_task_propagate_boolean(task, &error)) {
+		esd_fs_sandbox_return_failure(call, error);
+		return;
+	}
+	answered = esd_fs_answer_get_error(job->answer);
+	if (answered != NULL) {
+		erpc_call_return_error_full(call,
+					    answered,
+					    esd_fs_answer_steal_error_data(job->answer));
+		return;
+	}
+	if (job->adopt != NULL && !job->adopt(call, job->handle, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	erpc_call_result_end(call, esd_fs_answer_steal_result(job->answer));
+}
+
+/* the policy with the daemon's defaults for what the request leaves out */
+static EsdSandboxPolicy *
+esd_fs_sandbox_policy_new(JsonObject *sandbox, GError **error)
+{
+	g_autofree gchar *cwd = g_get_current_dir();
+	const gchar *tmpdirs[] = {g_get_tmp_dir(), NULL};
+	EsdSandboxDefaults defaults = {cwd, g_get_home_dir(), tmpdirs};
+
+	return esd_sandbox_policy_new_from_json(sandbox, &defaults, error);
+}
+
+/**
+ * esd_fs_sandbox_run:
+ * @call: the request, answered by this function or later
+ * @params: its params, already checked as for a direct run
+ * @sandbox: its `sandbox`, checked and with a restricted file system
+ * @blob: (nullable): a large member to pass on from the received frame
+ * @adopt: (nullable): for fs/open: takes the handle the helper opened, on
+ *   the main thread, before the call is answered
+ *
+ * Runs the request in the sandboxed helper and answers it with the
+ * helper's answer, or with `sandboxUnavailable` (-32602) or
+ * `sandboxPreparation` (-32603) when the sandbox cannot be had; never
+ * without the sandbox.
+ */
+void
+esd_fs_sandbox_run(ErpcCall *call,
+		   JsonObject *params,
+		   JsonObject *sandbox,
+		   const EsdFsSandboxBlob *blob,
+		   EsdFsSandboxAdoptFunc adopt)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GTask) task = NULL;
+	EsdFsSandboxJob *job;
+	EsdSandboxPolicy *policy;
+
+	policy = esd_fs_sandbox_policy_new(sandbox, &error);
+	if (policy == NULL) {
+		esd_fs_sandbox_return_failure(call, error);
+		return;
+	}
+	job = g_new0(EsdFsSandboxJob, 1);
+	job->call = g_object_ref(call);
+	job->policy = policy;
+	job->request = esd_fs_sandbox_request_new(call, params, blob);
+	job->answer = esd_fs_answer_new(call);
+	job->adopt = adopt;
+	job->handoff[0] = job->handoff[1] = -1;
+	job->started = g_get_monotonic_time();
+	if (adopt != NULL &&
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, job->handoff) != 0) {
+		esd_fs_set_errno(&error, errno);
+		esd_fs_sandbox_job_free(job);
+		erpc_call_return_error(call, error);
+		return;
+	}
+	task = g_task_new(NULL, erpc_call_get_cancellable(call), esd_fs_sandbox_done_cb, NULL);
+	g_task_set_source_tag(task, esd_fs_sandbox_run);
+	g_task_set_task_data(task, job, esd_fs_sandbox_job_free);
+	g_task_run_in_thread(task, esd_fs_sandbox_thread);
+}

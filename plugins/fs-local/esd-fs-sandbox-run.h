@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "esd-fs-handle.h"
+
+G_BEGIN_DECLS
+
+/* a large string member of the params, read where the transport received it */
+typedef struct {
+	const gchar *member;
+	const gchar *text;
+	gsize len;
+} EsdFsSandboxBlob;
+
+/**
+ * EsdFsSandboxAdoptFunc:
+ * @call: a sandboxed fs/open
+ * @handle: the handle the helper opened
+ * @error: return location for a #GError
+ *
+ * Keeps @handle for the call's connection; on the main thread.
+ *
+ * Returns: %TRUE if the call may be answered with the helper's result
+ */
+typedef gboolean (*EsdFsSandboxAdoptFunc)(ErpcCall *call, EsdFsHandle *handle, GError **error);
+
+void
+esd_fs_sandbox_run(ErpcCall *call,
+		   JsonObject *params,
+		   JsonObject *sandbox,
+		   const EsdFsSandboxBlob *blob,
+		   EsdFsSandboxAdoptFunc adopt);
+void
+esd_fs_sandbox_return_error(ErpcCall *call, const GError *error, const gchar *kind);
+
+G_END_DECLS
