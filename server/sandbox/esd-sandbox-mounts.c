@@ -71,28 +71,53 @@ typedef struct {
 	EsdSandboxMounts *mounts;
 } EsdPlan;
 
-static GMutex esd_synthetic_lock;
-static GHashTable *esd_synthetic_refs = NULL; /* path → reference count */
+/*
+ * Synthetic mount targets are counted per process, not per copy of this
+ * library: the daemon and the fs-local plugin each link one, and a mask
+ * the process sandbox still relies on must not be removed when an fs
+ * sandbox on the same root ends. The first copy to load publishes the
+ * registry under a quark (process-global); the others find it. Copies load
+ * in the main thread, one after the other, so publishing needs no lock.
+ */
+typedef struct {
+	GMutex lock;
+	GHashTable *refs; /* path → reference count */
+} EsdSyntheticRegistry;
+
+static EsdSyntheticRegistry *esd_synthetic = NULL;
+
+__attribute__((constructor)) static void
+esd_synthetic_init(void)
+{
+	GQuark quark = g_quark_from_static_string("esd-sandbox-synthetic-targets");
+	gpointer location = GUINT_TO_POINTER(quark);
+
+	esd_synthetic = g_dataset_id_get_data(location, quark);
+	if (esd_synthetic != NULL)
+		return;
+	esd_synthetic = g_new0(EsdSyntheticRegistry, 1);
+	g_mutex_init(&esd_synthetic->lock);
+	esd_synthetic->refs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_dataset_id_set_data(location, quark, esd_synthetic);
+}
 
 /* takes a reference on @path if it is already synthetic or does not exist */
 static gboolean
 esd_synthetic_acquire(const gchar *path)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&esd_synthetic_lock);
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&esd_synthetic->lock);
 	gpointer refs = NULL;
 	struct stat st;
 
-	if (esd_synthetic_refs == NULL)
-		esd_synthetic_refs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	if (g_hash_table_lookup_extended(esd_synthetic_refs, path, NULL, &refs)) {
-		g_hash_table_insert(esd_synthetic_refs,
+	if (g_hash_table_lookup_extended(esd_synthetic->refs, path, NULL, &refs)) {
+		g_hash_table_insert(esd_synthetic->refs,
 				    g_strdup(path),
 				    GUINT_TO_POINTER(GPOINTER_TO_UINT(refs) + 1));
 		return TRUE;
 	}
 	if (lstat(path, &st) == 0 || errno != ENOENT)
 		return FALSE;
-	g_hash_table_insert(esd_synthetic_refs, g_strdup(path), GUINT_TO_POINTER(1));
+	g_hash_table_insert(esd_synthetic->refs, g_strdup(path), GUINT_TO_POINTER(1));
 	return TRUE;
 }
 
@@ -100,20 +125,19 @@ esd_synthetic_acquire(const gchar *path)
 static void
 esd_synthetic_release(const gchar *path, gboolean remove_target)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&esd_synthetic_lock);
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&esd_synthetic->lock);
 	gpointer refs = NULL;
 	struct stat st;
 
-	if (esd_synthetic_refs == NULL ||
-	    !g_hash_table_lookup_extended(esd_synthetic_refs, path, NULL, &refs))
+	if (!g_hash_table_lookup_extended(esd_synthetic->refs, path, NULL, &refs))
 		return;
 	if (GPOINTER_TO_UINT(refs) > 1) {
-		g_hash_table_insert(esd_synthetic_refs,
+		g_hash_table_insert(esd_synthetic->refs,
 				    g_strdup(path),
 				    GUINT_TO_POINTER(GPOINTER_TO_UINT(refs) - 1));
 		return;
 	}
-	g_hash_table_remove(esd_synthetic_refs, path);
+	g_hash_table_remove(esd_synthetic->refs, path);
 	if (!remove_target || lstat(path, &st) != 0)
 		return;
 	/* never recursive: only what is still an empty mount point goes */

@@ -544,6 +544,65 @@ test_nested(Fx *fx)
 	g_ptr_array_remove(fx->extra_conns, conn);
 }
 
+/* an fs sandbox ending on the same root leaves a running process's masks alone */
+static void
+test_shared_masks(Fx *fx)
+{
+	g_autofree gchar *sandbox = policy(fx, "repo", NULL, "restricted");
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *write = NULL;
+	g_autoptr(GString) output = g_string_new(NULL);
+
+	REQUIRE_BWRAP();
+	disk_mkdir(fx, "repo");
+	script =
+	    g_strdup_printf("cd '%s'; sleep 1.5; mkdir -p .git/hooks && echo planted; echo done",
+			    fx_path(fx, "repo"));
+	{
+		g_autoptr(JsonBuilder) builder = json_builder_new();
+		g_autoptr(JsonNode) argv = NULL;
+		g_autofree gchar *argv_text = NULL;
+		json_builder_begin_array(builder);
+		json_builder_add_string_value(builder, "/bin/sh");
+		json_builder_add_string_value(builder, "-c");
+		json_builder_add_string_value(builder, script);
+		json_builder_end_array(builder);
+		argv = json_builder_get_root(builder);
+		argv_text = json_to_string(argv, FALSE);
+		params =
+		    g_strdup_printf("{\"processId\":\"masks\",\"argv\":%s,\"cwd\":\"file://%s\","
+				    "\"env\":{\"PATH\":\"/usr/bin:/bin\"},\"tty\":false,"
+				    "\"sandbox\":%s}",
+				    argv_text,
+				    fx->dir,
+				    sandbox);
+	}
+	call_raw(fx, fx->conn, "process/start", params);
+	g_usleep(300 * 1000);
+	/* the fs sandbox masks repo/.git too, and ends first */
+	write = g_strdup_printf("{\"path\":\"file://%s\",\"dataBase64\":\"QQ==\",\"sandbox\":%s}",
+				fx_path(fx, "repo/file"),
+				sandbox);
+	call_raw(fx, fx->conn, "fs/writeFile", write);
+	disk_assert_content(fx, "repo/file", "A", -1);
+	for (;;) {
+		JsonNode *event = next_event(fx, fx->conn, "masks");
+		const gchar *method = esd_test_json_get_string(event, "method");
+		if (g_strcmp0(method, "process/output") == 0) {
+			gsize len = 0;
+			g_autofree guchar *chunk =
+			    g_base64_decode(esd_test_json_get_string(event, "params.chunk"), &len);
+			g_string_append_len(output, (const gchar *)chunk, (gssize)len);
+		} else if (g_strcmp0(method, "process/closed") == 0) {
+			break;
+		}
+	}
+	g_assert_nonnull(strstr(output->str, "done"));
+	g_assert_null(strstr(output->str, "planted"));
+	g_assert_false(g_file_test(fx_path(fx, "repo/.git"), G_FILE_TEST_EXISTS));
+}
+
 typedef struct {
 	gchar *a;
 	gchar *b;
@@ -626,6 +685,7 @@ static const CaseDef cases[] = {
     {"process/fail-closed", test_fail_closed, CASE_WS_ONLY},
     {"process/nested", test_nested, CASE_WS_ONLY},
     {"process/symlink-swap", test_symlink_swap, CASE_WS_ONLY},
+    {"process/shared-masks", test_shared_masks, CASE_WS_ONLY},
 };
 
 int
