@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <string.h>
+
+#include "esd-test-utils.h"
+
+/*
+ * The limits that keep one client from hurting the others, each set low on
+ * the real daemon's command line: what happens at the limit, and that the
+ * daemon goes on serving a fresh connection afterwards.
+ */
+
+#define WAIT_MS 5000
+
+static EsdTestDaemon *
+daemon_with(const gchar *flag, const gchar *value)
+{
+	const gchar *args[] = {flag, value, NULL};
+	return esd_test_daemon_new_ws(args);
+}
+
+static EsdTestWsClient *
+client_ready(EsdTestDaemon *daemon)
+{
+	EsdTestWsClient *client = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	g_autofree gchar *session = esd_test_peer_handshake(ESD_TEST_PEER(client));
+	esd_test_peer_assert_alive(ESD_TEST_PEER(client));
+	return client;
+}
+
+static void
+assert_clean_exit(EsdTestDaemon *daemon)
+{
+	g_assert_cmpuint(esd_test_daemon_get_warning_count(daemon), ==, 0);
+	esd_test_daemon_send_signal(daemon, SIGTERM);
+	esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+}
+
+static void
+test_max_connections(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = daemon_with("--max-connections", "2");
+	g_autoptr(EsdTestWsClient) a = client_ready(daemon);
+	g_autoptr(EsdTestWsClient) b = client_ready(daemon);
+	g_autoptr(EsdTestWsClient) c = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	g_autoptr(EsdTestWsClient) d = NULL;
+
+	/* the third is dropped at once, without a reply */
+	esd_test_peer_send_text(
+	    ESD_TEST_PEER(c),
+	    "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"c\"}}");
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(c, WAIT_MS),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+	esd_test_peer_assert_alive(ESD_TEST_PEER(a));
+	/* a slot that frees up is taken again */
+	esd_test_ws_client_close(b);
+	esd_test_iterate(200);
+	d = client_ready(daemon);
+	assert_clean_exit(daemon);
+}
+
+static void
+test_max_connections_per_peer(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = daemon_with("--max-connections-per-peer", "1");
+	g_autoptr(EsdTestWsClient) a = client_ready(daemon);
+	g_autoptr(EsdTestWsClient) b = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+
+	esd_test_peer_send_text(
+	    ESD_TEST_PEER(b),
+	    "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"b\"}}");
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(b, WAIT_MS),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+	esd_test_peer_assert_alive(ESD_TEST_PEER(a));
+	assert_clean_exit(daemon);
+}
+
+/* slowloris: a connection that never completes the handshake is dropped */
+static void
+test_handshake_timeout(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = daemon_with("--handshake-timeout", "1");
+	g_autoptr(EsdTestWsClient) idle = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	g_autoptr(EsdTestWsClient) half = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	g_autoptr(EsdTestWsClient) ready = client_ready(daemon);
+	g_autofree gchar *session = NULL;
+	gint64 start = g_get_monotonic_time();
+
+	/* initialize without initialized counts as no handshake */
+	session = esd_test_peer_initialize(ESD_TEST_PEER(half), NULL);
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(idle, 4000),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(half, 4000),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+	g_assert_cmpint(g_get_monotonic_time() - start, >=, 900 * 1000);
+	/* a handshaken connection stays */
+	esd_test_iterate(300);
+	esd_test_peer_assert_alive(ESD_TEST_PEER(ready));
+	assert_clean_exit(daemon);
+}
+
+static void
+test_max_processes(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = daemon_with("--max-processes", "2");
+	g_autoptr(EsdTestWsClient) client = client_ready(daemon);
+	EsdTestPeer *peer = ESD_TEST_PEER(client);
+#define START                                                                                      \
+	"{\"id\":%u,\"method\":\"process/start\",\"params\":{\"processId\":\"p%u\",\"argv\":"      \
+	"[\"sleep\",\"30\"],\"cwd\":\"file:///\",\"env\":{\"PATH\":\"/usr/bin:/bin\"},\"tty\":"    \
+	"false}}"
+
+	for (guint i = 1; i <= 2; i++) {
+		g_autofree gchar *request = g_strdup_printf(START, 10 + i, i);
+		g_autoptr(JsonNode) reply = esd_test_peer_call(peer, request);
+		g_assert_nonnull(esd_test_json_get(reply, "result"));
+	}
+	{
+		g_autofree gchar *request = g_strdup_printf(START, 13, 3);
+		esd_test_peer_assert_error(peer,
+					   request,
+					   "13",
+					   -32600,
+					   "too many processes in this session (limit 2)");
+	}
+	esd_test_peer_assert_alive(peer);
+	assert_clean_exit(daemon);
+}
+
+/* a pipeline beyond the queue gets errors, the requests in it their answers */
+static void
+test_max_pending(void)
+{
+	const gchar *args[] = {"--max-pending-requests", "2", NULL};
+	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_ws(args);
+	g_autoptr(EsdTestWsClient) client = client_ready(daemon);
+	EsdTestPeer *peer = ESD_TEST_PEER(client);
+	gboolean answered[5] = {FALSE};
+	guint busy = 0;
+
+	g_autoptr(JsonNode) started = esd_test_peer_call(
+	    peer,
+	    "{\"id\":2,\"method\":\"process/start\",\"params\":{\"processId\":\"w\",\"argv\":"
+	    "[\"sleep\",\"1\"],\"cwd\":\"file:///\",\"env\":{\"PATH\":\"/usr/bin:/bin\"},\"tty\":"
+	    "false}}");
+	g_assert_nonnull(esd_test_json_get(started, "result"));
+	/* holds the only slot until the process exits */
+	esd_test_peer_send_text(peer,
+				"{\"id\":100,\"method\":\"process/read\",\"params\":{\"processId\":"
+				"\"w\",\"afterSeq\":0,\"waitMs\":3000}}");
+	for (guint i = 0; i < 5; i++) {
+		g_autofree gchar *request =
+		    g_strdup_printf("{\"id\":%u,\"method\":\"environment/status\"}", 200 + i);
+		esd_test_peer_send_text(peer, request);
+	}
+	while (!answered[0] || !answered[1] || busy < 3) {
+		g_autoptr(JsonNode) reply = esd_test_peer_receive_json(peer);
+		gint64 id;
+		g_assert_nonnull(reply);
+		if (esd_test_json_get(reply, "id") == NULL)
+			continue; /* process notifications */
+		id = esd_test_json_get_int(reply, "id");
+		if (id == 100)
+			continue;
+		g_assert_cmpint(id, >=, 200);
+		g_assert_cmpint(id, <, 205);
+		if (esd_test_json_get(reply, "error") != NULL) {
+			g_assert_cmpint(esd_test_json_get_int(reply, "error.code"), ==, -32600);
+			g_assert_cmpstr(esd_test_json_get_string(reply, "error.message"),
+					==,
+					"too many requests waiting on this connection (limit 2)");
+			g_assert_cmpint(id, >=, 202);
+			busy++;
+		} else {
+			g_assert_cmpint(id, <, 202);
+			answered[id - 200] = TRUE;
+		}
+	}
+	assert_clean_exit(daemon);
+}
+
+/* a peer that stops reading is dropped; its session can be resumed */
+static void
+test_max_queued_bytes(void)
+{
+	g_autofree gchar *dir = g_dir_make_tmp("esd-test-limits-XXXXXX", NULL);
+	g_autofree gchar *file = g_build_filename(dir, "big", NULL);
+	g_autofree gchar *data = g_strnfill(512 * 1024, 'x');
+	const gchar *args[] = {"--max-queued-bytes", "1048576", NULL};
+	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_ws(args);
+	g_autoptr(EsdTestWsClient) reader = client_ready(daemon);
+	g_autoptr(EsdTestWsClient) stalled = NULL;
+	g_autoptr(EsdTestWsClient) resumed = NULL;
+	g_autoptr(GString) burst = g_string_new(NULL);
+	g_autofree gchar *session = NULL;
+
+	g_assert_true(g_file_set_contents(file, data, -1, NULL));
+	stalled = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	session = esd_test_peer_handshake(ESD_TEST_PEER(stalled));
+	esd_test_peer_assert_alive(ESD_TEST_PEER(stalled));
+	/* 200 reads of 512 KiB without reading a single answer: 130 MiB of replies */
+	for (guint i = 0; i < 200; i++) {
+		g_autofree gchar *request = g_strdup_printf(
+		    "{\"id\":%u,\"method\":\"fs/readFile\",\"params\":{\"path\":\"file://%s\"}}",
+		    1000 + i,
+		    file);
+		g_autoptr(GBytes) frame =
+		    esd_test_ws_client_build_frame(1, TRUE, request, strlen(request));
+		g_string_append_len(burst,
+				    g_bytes_get_data(frame, NULL),
+				    (gssize)g_bytes_get_size(frame));
+	}
+	esd_test_ws_client_send_raw(stalled, (const guint8 *)burst->str, burst->len);
+	/* the test client does not read while it sleeps here */
+	g_usleep(1500 * 1000);
+	esd_test_peer_assert_alive(ESD_TEST_PEER(reader));
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(stalled, WAIT_MS),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+	/* the session was detached, not lost */
+	resumed = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	g_free(esd_test_peer_initialize(ESD_TEST_PEER(resumed), session));
+	assert_clean_exit(daemon);
+	g_unlink(file);
+	g_rmdir(dir);
+}
+
+static void
+test_max_json_depth(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = daemon_with("--max-json-depth", "4");
+	g_autoptr(EsdTestWsClient) client = client_ready(daemon);
+	EsdTestPeer *peer = ESD_TEST_PEER(client);
+	const gchar *deep = "{\"id\":5,\"method\":\"environment/status\",\"params\":{\"a\":{\"b\":"
+			    "{\"c\":{}}}}}";
+
+	esd_test_peer_assert_malformed(peer, deep, strlen(deep), "recursion limit exceeded*");
+	esd_test_peer_assert_alive(peer);
+	assert_clean_exit(daemon);
+}
+
+static void
+test_flag_validation(void)
+{
+	const gchar *bad[][2] = {
+	    {"--max-json-depth", "0"},
+	    {"--max-connections", "-1"},
+	    {"--handshake-timeout", "-5"},
+	    {"--max-queued-bytes", "-1"},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		const gchar *args[] = {"--listen", "stdio", bad[i][0], bad[i][1], NULL};
+		g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_full(args, NULL, NULL, FALSE);
+		esd_test_daemon_assert_exit_code(daemon, 1, 3000);
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/execserverd/limits/max-connections", test_max_connections);
+	g_test_add_func("/execserverd/limits/max-connections-per-peer",
+			test_max_connections_per_peer);
+	g_test_add_func("/execserverd/limits/handshake-timeout", test_handshake_timeout);
+	g_test_add_func("/execserverd/limits/max-processes", test_max_processes);
+	g_test_add_func("/execserverd/limits/max-pending-requests", test_max_pending);
+	g_test_add_func("/execserverd/limits/max-queued-bytes", test_max_queued_bytes);
+	g_test_add_func("/execserverd/limits/max-json-depth", test_max_json_depth);
+	g_test_add_func("/execserverd/limits/flag-validation", test_flag_validation);
+	return g_test_run();
+}
