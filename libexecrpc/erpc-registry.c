@@ -44,6 +44,7 @@ struct _ErpcRegistry {
 	GHashTable *capabilities; /* name → ErpcRegistryCapability */
 	GPtrArray *extensions;	  /* of ErpcRegistryExtension */
 	gchar *owner;
+	GHashTable *options; /* name → GVariant: the daemon's settings for plugins */
 };
 
 G_DEFINE_TYPE(ErpcRegistry, erpc_registry, G_TYPE_OBJECT)
@@ -461,6 +462,7 @@ erpc_registry_finalize(GObject *object)
 	g_hash_table_unref(self->methods);
 	g_hash_table_unref(self->capabilities);
 	g_ptr_array_unref(self->extensions);
+	g_hash_table_unref(self->options);
 	g_free(self->owner);
 	G_OBJECT_CLASS(erpc_registry_parent_class)->finalize(object);
 }
@@ -468,6 +470,8 @@ erpc_registry_finalize(GObject *object)
 static void
 erpc_registry_init(ErpcRegistry *self)
 {
+	self->options =
+	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_variant_unref);
 	self->methods = g_hash_table_new_full(g_str_hash,
 					      g_str_equal,
 					      NULL,
@@ -497,4 +501,50 @@ ErpcRegistry *
 erpc_registry_new(void)
 {
 	return g_object_new(ERPC_TYPE_REGISTRY, NULL);
+}
+
+/**
+ * erpc_registry_set_option:
+ * @self: a #ErpcRegistry
+ * @name: the option, e.g. `max-file-handles`
+ * @value: (nullable): its value (a floating reference is sunk), %NULL to unset
+ *
+ * Keeps a setting of the daemon (usually from its command line) for the
+ * plugins to read in their `setup`.
+ *
+ * Since: 0.1
+ */
+void
+erpc_registry_set_option(ErpcRegistry *self, const gchar *name, GVariant *value)
+{
+	g_return_if_fail(ERPC_IS_REGISTRY(self));
+	g_return_if_fail(name != NULL);
+	if (value == NULL)
+		g_hash_table_remove(self->options, name);
+	else
+		g_hash_table_insert(self->options, g_strdup(name), g_variant_ref_sink(value));
+}
+
+/**
+ * erpc_registry_get_option:
+ * @self: a #ErpcRegistry
+ * @name: the option
+ * @type: the type the caller expects
+ *
+ * Returns: (transfer none) (nullable): the value, or %NULL when it is unset
+ *   or of another type
+ *
+ * Since: 0.1
+ */
+GVariant *
+erpc_registry_get_option(ErpcRegistry *self, const gchar *name, const GVariantType *type)
+{
+	GVariant *value;
+
+	g_return_val_if_fail(ERPC_IS_REGISTRY(self), NULL);
+	g_return_val_if_fail(name != NULL && type != NULL, NULL);
+	value = g_hash_table_lookup(self->options, name);
+	if (value == NULL || !g_variant_is_of_type(value, type))
+		return NULL;
+	return value;
 }

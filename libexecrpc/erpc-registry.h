@@ -104,4 +104,9 @@ erpc_registry_set_owner(ErpcRegistry *self, const gchar *owner);
 void
 erpc_registry_remove_owner(ErpcRegistry *self, const gchar *owner);
 
+void
+erpc_registry_set_option(ErpcRegistry *self, const gchar *name, GVariant *value);
+GVariant *
+erpc_registry_get_option(ErpcRegistry *self, const gchar *name, const GVariantType *type);
+
 G_END_DECLS

@@ -161,6 +161,7 @@ main(int argc, char *argv[])
 	gint handshake_timeout = (gint)limits.handshake_timeout;
 	gint max_processes = (gint)limits.max_processes;
 	gint max_json_depth = (gint)limits.max_json_depth;
+	gint max_file_handles = 128;
 	gint64 max_message_size = 128 * 1024 * 1024;
 	g_auto(GStrv) listen = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
@@ -271,6 +272,13 @@ main(int argc, char *argv[])
 	     &max_processes,
 	     N_("Processes per session, running or retained, 0 for no limit (default 1024)"),
 	     "N"},
+	    {"max-file-handles",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &max_file_handles,
+	     N_("Open file handles per connection (default 128, as the reference)"),
+	     "N"},
 	    {"max-json-depth",
 	     0,
 	     0,
@@ -323,10 +331,10 @@ main(int argc, char *argv[])
 	}
 	if (max_connections < 0 || max_connections_per_peer < 0 || max_queued_bytes < 0 ||
 	    max_pending_requests < 0 || handshake_timeout < 0 || max_processes < 0 ||
-	    max_json_depth < 1 || max_json_depth > 1024) {
-		g_printerr(
-		    _("%s: the limits must not be negative, --max-json-depth is 1 to 1024\n"),
-		    g_get_prgname());
+	    max_json_depth < 1 || max_json_depth > 1024 || max_file_handles < 1) {
+		g_printerr(_("%s: the limits must not be negative, --max-json-depth is 1 to 1024 "
+			     "and --max-file-handles at least 1\n"),
+			   g_get_prgname());
 		return EXIT_FAILURE;
 	}
 	if (argc > 1) {
@@ -365,6 +373,9 @@ main(int argc, char *argv[])
 	limits.max_processes = (guint)max_processes;
 	limits.max_json_depth = (guint)max_json_depth;
 	esd_server_set_limits(server, &limits);
+	erpc_registry_set_option(esd_server_get_registry(server),
+				 "max-file-handles",
+				 g_variant_new_uint32((guint32)max_file_handles));
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
 	from_build_tree = esd_main_running_from_build_tree();

@@ -40,6 +40,15 @@ esd_fs_handle_table_check_id(const gchar *id, GError **error)
 	return FALSE;
 }
 
+static guint esd_fs_handles_max = ESD_FS_HANDLES_MAX;
+
+/* for every connection's table, from the daemon's option; set once at setup */
+void
+esd_fs_handle_table_set_limit(guint max_handles)
+{
+	esd_fs_handles_max = max_handles;
+}
+
 /* refuses a duplicate id or a full table before any file is touched */
 gboolean
 esd_fs_handle_table_reserve(EsdFsHandleTable *self, const gchar *id, GError **error)
@@ -53,12 +62,12 @@ esd_fs_handle_table_reserve(EsdFsHandleTable *self, const gchar *id, GError **er
 			    id);
 		return FALSE;
 	}
-	if (g_hash_table_size(self->handles) >= ESD_FS_HANDLES_MAX) {
+	if (g_hash_table_size(self->handles) >= esd_fs_handles_max) {
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_INVALID_REQUEST,
-			    "at most %d file handles may be open per connection",
-			    ESD_FS_HANDLES_MAX);
+			    "at most %u file handles may be open per connection",
+			    esd_fs_handles_max);
 		return FALSE;
 	}
 	return TRUE;

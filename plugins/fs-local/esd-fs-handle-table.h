@@ -6,7 +6,7 @@
 G_BEGIN_DECLS
 
 /* the protocol's limits for the handles of one connection */
-#define ESD_FS_HANDLES_MAX	 128
+#define ESD_FS_HANDLES_MAX	 128 /* the protocol's default; --max-file-handles changes it */
 #define ESD_FS_HANDLE_ID_MAX_LEN 32
 
 #define ESD_TYPE_FS_HANDLE_TABLE (esd_fs_handle_table_get_type())
@@ -24,5 +24,8 @@ EsdFsHandle *
 esd_fs_handle_table_lookup(EsdFsHandleTable *self, const gchar *id, GError **error);
 EsdFsHandle *
 esd_fs_handle_table_steal(EsdFsHandleTable *self, const gchar *id);
+
+void
+esd_fs_handle_table_set_limit(guint max_handles);
 
 G_END_DECLS

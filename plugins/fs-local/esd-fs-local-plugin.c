@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "esd-fs-connection-state.h"
+#include "esd-fs-handle-table.h"
 #include "esd-fs-local-plugin.h"
 #include "esd-fs-methods.h"
 
@@ -39,6 +40,11 @@ esd_fs_local_plugin_get_inotify(EsdFsLocalPlugin *self)
 static gboolean
 esd_fs_local_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
+	GVariant *handles =
+	    erpc_registry_get_option(registry, "max-file-handles", G_VARIANT_TYPE_UINT32);
+
+	if (handles != NULL)
+		esd_fs_handle_table_set_limit(g_variant_get_uint32(handles));
 	/* sandboxedFileStreaming: fs/open honours a restricted `sandbox` (the helper opens it) */
 	if (!erpc_registry_add_capability(registry, "fsWatchMissing", 1, error) ||
 	    !erpc_registry_add_capability(registry, "fileWriteStreaming", 1, error) ||

@@ -247,6 +247,41 @@ test_max_json_depth(void)
 }
 
 static void
+test_max_file_handles(void)
+{
+	g_autofree gchar *dir = g_dir_make_tmp("esd-test-limits-XXXXXX", NULL);
+	g_autofree gchar *file = g_build_filename(dir, "f", NULL);
+	g_autoptr(EsdTestDaemon) daemon = daemon_with("--max-file-handles", "2");
+	g_autoptr(EsdTestWsClient) client = client_ready(daemon);
+	EsdTestPeer *peer = ESD_TEST_PEER(client);
+
+	g_assert_true(g_file_set_contents(file, "x", -1, NULL));
+	for (guint i = 0; i < 3; i++) {
+		g_autofree gchar *request =
+		    g_strdup_printf("{\"id\":%u,\"method\":\"fs/open\",\"params\":{\"handleId\":"
+				    "\"h%u\",\"path\":\"file://%s\",\"mode\":\"read\"}}",
+				    20 + i,
+				    i,
+				    file);
+		g_autofree gchar *id = g_strdup_printf("%u", 20 + i);
+		if (i < 2) {
+			g_autoptr(JsonNode) reply = esd_test_peer_call(peer, request);
+			g_assert_nonnull(esd_test_json_get(reply, "result"));
+		} else {
+			esd_test_peer_assert_error(
+			    peer,
+			    request,
+			    id,
+			    -32600,
+			    "at most 2 file handles may be open per connection");
+		}
+	}
+	assert_clean_exit(daemon);
+	g_unlink(file);
+	g_rmdir(dir);
+}
+
+static void
 test_flag_validation(void)
 {
 	const gchar *bad[][2] = {
@@ -254,6 +289,7 @@ test_flag_validation(void)
 	    {"--max-connections", "-1"},
 	    {"--handshake-timeout", "-5"},
 	    {"--max-queued-bytes", "-1"},
+	    {"--max-file-handles", "0"},
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
@@ -275,6 +311,7 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/limits/max-pending-requests", test_max_pending);
 	g_test_add_func("/execserverd/limits/max-queued-bytes", test_max_queued_bytes);
 	g_test_add_func("/execserverd/limits/max-json-depth", test_max_json_depth);
+	g_test_add_func("/execserverd/limits/max-file-handles", test_max_file_handles);
 	g_test_add_func("/execserverd/limits/flag-validation", test_flag_validation);
 	return g_test_run();
 }

@@ -146,8 +146,9 @@ test_registry_method_duplicate(Fixture *fixture, gconstpointer user_data)
 	g_clear_error(&error);
 
 	/* the first registration is untouched */
-	g_assert_true(erpc_registry_lookup_method(fixture->registry, "fs/readFile", &user_data_out)
-			  ->func == test_method_func);
+	g_assert_true(
+	    erpc_registry_lookup_method(fixture->registry, "fs/readFile", &user_data_out)->func ==
+	    test_method_func);
 	g_assert_true(user_data_out == fixture);
 
 	/* the core is named "core" */
@@ -188,7 +189,9 @@ test_registry_capability(Fixture *fixture, gconstpointer user_data)
 	erpc_registry_set_owner(fixture->registry, "plugin-b");
 	g_assert_false(erpc_registry_add_capability(fixture->registry, "c", 4, &error));
 	g_assert_error(error, ERPC_ERROR, ERPC_ERROR_EXISTS);
-	g_assert_cmpstr(error->message, ==, "capability c of plugin-b is already registered by plugin-a");
+	g_assert_cmpstr(error->message,
+			==,
+			"capability c of plugin-b is already registered by plugin-a");
 	g_clear_error(&error);
 	g_assert_cmpuint(erpc_registry_get_capability_version(fixture->registry, "c"), ==, 3);
 
@@ -313,12 +316,8 @@ test_registry_extension_tie(Fixture *fixture, gconstpointer user_data)
 	g_autoptr(GError) error = NULL;
 
 	/* equal priorities: the first registration wins */
-	g_assert_true(erpc_registry_add_extension(fixture->registry,
-						  "p",
-						  "first",
-						  G_TYPE_OBJECT,
-						  0,
-						  &error));
+	g_assert_true(
+	    erpc_registry_add_extension(fixture->registry, "p", "first", G_TYPE_OBJECT, 0, &error));
 	g_assert_true(erpc_registry_add_extension(fixture->registry,
 						  "p",
 						  "second",
@@ -332,7 +331,8 @@ test_registry_extension_tie(Fixture *fixture, gconstpointer user_data)
 						  -10,
 						  &error));
 	g_assert_no_error(error);
-	g_assert_true(erpc_registry_lookup_extension(fixture->registry, "p", NULL) == G_TYPE_OBJECT);
+	g_assert_true(erpc_registry_lookup_extension(fixture->registry, "p", NULL) ==
+		      G_TYPE_OBJECT);
 }
 
 static void
@@ -365,10 +365,8 @@ test_registry_remove_owner(Fixture *fixture, gconstpointer user_data)
 	g_assert_true(test_add_method(fixture, "core/one", NULL, 0, &error));
 	g_assert_no_error(error);
 
-	test_assert_list(erpc_registry_list_methods(fixture->registry, "plugin-a"),
-			 "a/one a/two");
-	test_assert_list(erpc_registry_list_methods(fixture->registry, "core"),
-			 "core/one");
+	test_assert_list(erpc_registry_list_methods(fixture->registry, "plugin-a"), "a/one a/two");
+	test_assert_list(erpc_registry_list_methods(fixture->registry, "core"), "core/one");
 	g_assert_true(erpc_registry_lookup_extension(fixture->registry, "transport", NULL) ==
 		      G_TYPE_OBJECT);
 
@@ -392,10 +390,8 @@ test_registry_remove_owner(Fixture *fixture, gconstpointer user_data)
 	g_assert_cmpuint(ext_a->len, ==, 0);
 	test_assert_list(erpc_registry_list_extensions(fixture->registry, "transport", "plugin-b"),
 			 "transport:b");
-	test_assert_list(erpc_registry_list_methods(fixture->registry, "plugin-a"),
-			 "");
-	test_assert_list(erpc_registry_list_capabilities(fixture->registry, NULL),
-			 "cap-b");
+	test_assert_list(erpc_registry_list_methods(fixture->registry, "plugin-a"), "");
+	test_assert_list(erpc_registry_list_capabilities(fixture->registry, NULL), "cap-b");
 
 	/* the names are free again */
 	erpc_registry_set_owner(fixture->registry, "plugin-c");
@@ -412,14 +408,14 @@ test_registry_remove_owner(Fixture *fixture, gconstpointer user_data)
 static void
 test_registry_lists_sorted(Fixture *fixture, gconstpointer user_data)
 {
-	const gchar *methods[] = {"zeta", "fs/readFile", "alpha", "process/start", "fs/copy", "Beta"};
+	const gchar *methods[] =
+	    {"zeta", "fs/readFile", "alpha", "process/start", "fs/copy", "Beta"};
 	const gchar *caps[] = {"zz", "fsWatchMissing", "aa", "httpRequest"};
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) empty_ext = NULL;
 
 	test_assert_list(erpc_registry_list_methods(fixture->registry, NULL), "");
-	test_assert_list(erpc_registry_list_capabilities(fixture->registry, NULL),
-			 "");
+	test_assert_list(erpc_registry_list_capabilities(fixture->registry, NULL), "");
 	empty_ext = erpc_registry_list_extensions(fixture->registry, NULL, NULL);
 	g_assert_cmpuint(empty_ext->len, ==, 0);
 
@@ -430,7 +426,8 @@ test_registry_lists_sorted(Fixture *fixture, gconstpointer user_data)
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(caps); i++) {
 		erpc_registry_set_owner(fixture->registry, i % 2 == 0 ? "even" : "odd");
-		g_assert_true(erpc_registry_add_capability(fixture->registry, caps[i], i + 1, &error));
+		g_assert_true(
+		    erpc_registry_add_capability(fixture->registry, caps[i], i + 1, &error));
 		g_assert_no_error(error);
 	}
 	test_assert_list(erpc_registry_list_methods(fixture->registry, NULL),
@@ -444,6 +441,23 @@ test_registry_lists_sorted(Fixture *fixture, gconstpointer user_data)
 			 "aa fsWatchMissing httpRequest zz");
 	test_assert_list(erpc_registry_list_capabilities(fixture->registry, "odd"),
 			 "fsWatchMissing httpRequest");
+}
+
+/* options: the daemon's settings for plugins, typed */
+static void
+test_registry_options(Fixture *fixture, gconstpointer user_data)
+{
+	GVariant *value;
+
+	g_assert_null(erpc_registry_get_option(fixture->registry, "n", G_VARIANT_TYPE_UINT32));
+	erpc_registry_set_option(fixture->registry, "n", g_variant_new_uint32(7));
+	value = erpc_registry_get_option(fixture->registry, "n", G_VARIANT_TYPE_UINT32);
+	g_assert_nonnull(value);
+	g_assert_cmpuint(g_variant_get_uint32(value), ==, 7);
+	/* another type reads as unset */
+	g_assert_null(erpc_registry_get_option(fixture->registry, "n", G_VARIANT_TYPE_STRING));
+	erpc_registry_set_option(fixture->registry, "n", NULL);
+	g_assert_null(erpc_registry_get_option(fixture->registry, "n", G_VARIANT_TYPE_UINT32));
 }
 
 int
@@ -512,5 +526,11 @@ main(int argc, char **argv)
 		   test_registry_lists_sorted,
 		   fixture_teardown);
 
+	g_test_add("/execserverd/libexecrpc/registry/options",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_registry_options,
+		   fixture_teardown);
 	return g_test_run();
 }
