@@ -308,8 +308,17 @@ esd_listener_read_secret(const gchar *path, GError **error)
 			    (guint)ESD_SECRET_MAX_SIZE);
 		return NULL;
 	}
-	/* the reference reads a UTF-8 string; a NUL would cut it short here */
-	if (has_nul || !g_utf8_validate(secret, -1, NULL)) {
+	/* a NUL would cut the secret short here */
+	if (has_nul) {
+		g_set_error(error,
+			    G_IO_ERROR,
+			    G_IO_ERROR_INVALID_DATA,
+			    "failed to read websocket auth secret %s: it contains a NUL byte",
+			    path);
+		return NULL;
+	}
+	/* the reference reads the file as a UTF-8 string */
+	if (!g_utf8_validate(secret, -1, NULL)) {
 		g_set_error(
 		    error,
 		    G_IO_ERROR,

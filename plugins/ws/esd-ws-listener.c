@@ -81,8 +81,7 @@ esd_ws_listener_describe_address(GSocketAddress *address)
 	return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(inet));
 }
 
-/* FALSE when the upgrade was answered 401; the log names the peer and the reason, never the token
- */
+/* FALSE when the upgrade got its 401; the log shows the peer and why, never the token */
 static gboolean
 esd_ws_listener_authorize(EsdWsListener *self, SoupServerMessage *msg)
 {
