@@ -111,53 +111,28 @@ make_certificate(const gchar *cert_path, const gchar *key_path)
 	g_assert_true(PEM_write_bio_PrivateKey(key_out, key, NULL, NULL, 0, NULL, NULL));
 }
 
+/* run in the scratch directory: file names are relative, which the reference accepts too */
+static const gchar *const daemon_args[] = {
+    [DAEMON_TOKEN_FILE] = "-v --ws-auth capability-token --ws-token-file token",
+    [DAEMON_TOKEN_SHA256] = "-v --ws-auth capability-token --ws-token-sha256 " TOKEN_SHA256,
+    [DAEMON_JWT_CLAIMS] =
+	"-v --ws-auth signed-bearer-token --ws-shared-secret-file secret "
+	"--ws-issuer " ISSUER " --ws-audience " AUDIENCE " --ws-max-clock-skew-seconds 60",
+    [DAEMON_JWT_PLAIN] = "-v --ws-auth signed-bearer-token --ws-shared-secret-file secret",
+    [DAEMON_WSS] = "-v --listen wss://127.0.0.1:0 --tls-certificate cert.pem --tls-key key.pem "
+		   "--ws-auth capability-token --ws-token-file token",
+};
+
 static EsdTestDaemon *
 get_daemon(DaemonKind kind)
 {
 	const gchar *env[] = {"G_MESSAGES_DEBUG=all", NULL};
-	g_autofree gchar *token_file = scratch_path("token");
-	g_autofree gchar *secret_file = scratch_path("secret");
-	g_autofree gchar *cert_file = scratch_path("cert.pem");
-	g_autofree gchar *key_file = scratch_path("key.pem");
-	/* relative to the daemon's working directory, which the reference accepts too */
-	const gchar *token_args[] =
-	    {"-v", "--ws-auth", "capability-token", "--ws-token-file", "token", NULL};
-	const gchar *sha_args[] =
-	    {"-v", "--ws-auth", "capability-token", "--ws-token-sha256", TOKEN_SHA256, NULL};
-	const gchar *claims_args[] = {"-v",
-				      "--ws-auth",
-				      "signed-bearer-token",
-				      "--ws-shared-secret-file",
-				      secret_file,
-				      "--ws-issuer",
-				      ISSUER,
-				      "--ws-audience",
-				      AUDIENCE,
-				      "--ws-max-clock-skew-seconds",
-				      "60",
-				      NULL};
-	const gchar *plain_args[] = {"-v",
-				     "--ws-auth",
-				     "signed-bearer-token",
-				     "--ws-shared-secret-file",
-				     secret_file,
-				     NULL};
-	const gchar *wss_args[] = {"-v",
-				   "--listen",
-				   "wss://127.0.0.1:0",
-				   "--tls-certificate",
-				   cert_file,
-				   "--tls-key",
-				   key_file,
-				   "--ws-auth",
-				   "capability-token",
-				   "--ws-token-file",
-				   token_file,
-				   NULL};
-	const gchar *const *args[] = {token_args, sha_args, claims_args, plain_args, wss_args};
 
-	if (daemons[kind] == NULL)
-		daemons[kind] = esd_test_daemon_new_full(args[kind], env, scratch, TRUE);
+	if (daemons[kind] == NULL) {
+		g_auto(GStrv) args = g_strsplit(daemon_args[kind], " ", -1);
+		daemons[kind] =
+		    esd_test_daemon_new_full((const gchar *const *)args, env, scratch, TRUE);
+	}
 	g_assert_true(esd_test_daemon_is_running(daemons[kind]));
 	return daemons[kind];
 }
