@@ -7,6 +7,7 @@
 typedef struct {
 	gchar *bound_uri;
 	gsize max_message_size;
+	GVariant *options;
 	gboolean announce;
 	gboolean finished;
 } ErpcListenerPrivate;
@@ -15,7 +16,7 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(ErpcListener, erpc_listener, G_TYPE_OBJECT)
 
 #define GET_PRIVATE(o) ((ErpcListenerPrivate *)erpc_listener_get_instance_private(o))
 
-enum { PROP_0, PROP_MAX_MESSAGE_SIZE, PROP_LAST };
+enum { PROP_0, PROP_MAX_MESSAGE_SIZE, PROP_OPTIONS, PROP_LAST };
 enum { SIGNAL_NEW_TRANSPORT, SIGNAL_FINISHED, SIGNAL_LAST };
 
 static GParamSpec *erpc_listener_props[PROP_LAST] = {NULL};
@@ -137,6 +138,25 @@ erpc_listener_get_max_message_size(ErpcListener *self)
 }
 
 /**
+ * erpc_listener_get_options:
+ * @self: a #ErpcListener
+ *
+ * The daemon's settings for its listeners, as given at construction, e.g.
+ * `ws-auth` for a WebSocket listener. Each listener reads the keys it knows
+ * and ignores the others. Values may be secrets: never log them.
+ *
+ * Returns: (transfer none) (nullable): a `a{sv}` dictionary, or %NULL
+ *
+ * Since: 0.1
+ */
+GVariant *
+erpc_listener_get_options(ErpcListener *self)
+{
+	g_return_val_if_fail(ERPC_IS_LISTENER(self), NULL);
+	return GET_PRIVATE(self)->options;
+}
+
+/**
  * erpc_listener_emit_transport:
  * @self: a #ErpcListener
  * @transport: a newly accepted connection
@@ -177,6 +197,9 @@ erpc_listener_get_property(GObject *object, guint prop_id, GValue *value, GParam
 	case PROP_MAX_MESSAGE_SIZE:
 		g_value_set_uint64(value, priv->max_message_size);
 		break;
+	case PROP_OPTIONS:
+		g_value_set_variant(value, priv->options);
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		break;
@@ -191,6 +214,10 @@ erpc_listener_set_property(GObject *object, guint prop_id, const GValue *value, 
 	case PROP_MAX_MESSAGE_SIZE:
 		priv->max_message_size = g_value_get_uint64(value);
 		break;
+	case PROP_OPTIONS:
+		/* floating references are sunk: the caller may pass a new variant */
+		priv->options = g_value_dup_variant(value);
+		break;
 	default:
 		G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
 		break;
@@ -202,6 +229,7 @@ erpc_listener_finalize(GObject *object)
 {
 	ErpcListenerPrivate *priv = GET_PRIVATE(ERPC_LISTENER(object));
 	g_free(priv->bound_uri);
+	g_clear_pointer(&priv->options, g_variant_unref);
 	G_OBJECT_CLASS(erpc_listener_parent_class)->finalize(object);
 }
 
@@ -235,6 +263,21 @@ erpc_listener_class_init(ErpcListenerClass *klass)
 				G_MAXSIZE,
 				64 * 1024 * 1024,
 				G_PARAM_READWRITE | G_PARAM_CONSTRUCT | G_PARAM_STATIC_STRINGS);
+	/**
+	 * ErpcListener:options:
+	 *
+	 * Settings of the daemon for its listeners, a `a{sv}` dictionary or
+	 * %NULL; see erpc_listener_get_options().
+	 *
+	 * Since: 0.1
+	 */
+	erpc_listener_props[PROP_OPTIONS] = g_param_spec_variant(
+	    "options",
+	    NULL,
+	    NULL,
+	    G_VARIANT_TYPE_VARDICT,
+	    NULL,
+	    G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, PROP_LAST, erpc_listener_props);
 
 	/**

@@ -48,6 +48,8 @@ gsize
 erpc_listener_get_max_message_size(ErpcListener *self);
 gboolean
 erpc_listener_get_announce(ErpcListener *self);
+GVariant *
+erpc_listener_get_options(ErpcListener *self);
 
 void
 erpc_listener_set_bound_uri(ErpcListener *self, const gchar *uri);

@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "esd-listener-options.h"
 #include "esd-server.h"
 #include "esd-spawn.h"
 
@@ -166,6 +167,9 @@ main(int argc, char *argv[])
 	g_auto(GStrv) listen = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
 	g_autoptr(GOptionContext) context = NULL;
+	g_autoptr(GVariant) listener_options = NULL;
+	g_auto(EsdListenerFlags) listener_flags = {0};
+	GOptionGroup *main_group;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(EsdServer) server = NULL;
 	g_autoptr(GMainLoop) loop = NULL;
@@ -176,7 +180,8 @@ main(int argc, char *argv[])
 	     G_OPTION_ARG_STRING_ARRAY,
 	     &listen,
 	     /* TRANSLATORS: --listen */
-	     N_("Where to accept connections: ws://IP:PORT or stdio (default ws://127.0.0.1:0)"),
+	     N_("Where to accept connections: ws://IP:PORT, wss://IP:PORT or stdio (default "
+		"ws://127.0.0.1:0)"),
 	     "URL"},
 	    {"plugins-dir",
 	     0,
@@ -307,11 +312,17 @@ main(int argc, char *argv[])
 	g_option_context_set_summary(
 	    context,
 	    _("Execution server for coding agents (Codex exec-server protocol)"));
-	g_option_context_add_main_entries(context, entries, GETTEXT_PACKAGE);
+	/* the listener flags' callbacks get their struct as the group's data */
+	main_group = g_option_group_new(NULL, NULL, NULL, &listener_flags, NULL);
+	g_option_group_add_entries(main_group, entries);
+	g_option_group_add_entries(main_group, esd_listener_flags_get_entries());
+	g_option_group_set_translation_domain(main_group, GETTEXT_PACKAGE);
+	g_option_context_set_main_group(context, main_group);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		g_printerr(_("Run '%s --help' to see the options.\n"), g_get_prgname());
-		return EXIT_FAILURE;
+		/* a refused --ws-* value is a usage error, as for the reference */
+		return listener_flags.usage_error ? 2 : EXIT_FAILURE;
 	}
 	if (version) {
 		g_print("execserverd %s (protocol %s, plugin ABI %u)\n",
@@ -339,6 +350,18 @@ main(int argc, char *argv[])
 	}
 	if (argc > 1) {
 		g_printerr(_("%s: unexpected argument %s\n"), g_get_prgname(), argv[1]);
+		return EXIT_FAILURE;
+	}
+	if (listen == NULL || listen[0] == NULL) {
+		g_strfreev(listen);
+		listen = g_new0(gchar *, 2);
+		listen[0] = g_strdup("ws://127.0.0.1:0");
+	}
+	/* secrets are read now, once; errors name the file, never its content */
+	listener_options =
+	    esd_listener_flags_to_options(&listener_flags, (const gchar *const *)listen, &error);
+	if (listener_options == NULL) {
+		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		return EXIT_FAILURE;
 	}
 
@@ -376,6 +399,7 @@ main(int argc, char *argv[])
 	erpc_registry_set_option(esd_server_get_registry(server),
 				 "max-file-handles",
 				 g_variant_new_uint32((guint32)max_file_handles));
+	esd_server_set_listener_options(server, listener_options);
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
 	from_build_tree = esd_main_running_from_build_tree();
@@ -400,11 +424,6 @@ main(int argc, char *argv[])
 	g_unix_signal_add(SIGTERM, esd_main_signal_cb, &self);
 	g_unix_signal_add(SIGINT, esd_main_signal_cb, &self);
 
-	if (listen == NULL || listen[0] == NULL) {
-		g_strfreev(listen);
-		listen = g_new0(gchar *, 2);
-		listen[0] = g_strdup("ws://127.0.0.1:0");
-	}
 	for (guint i = 0; listen[i] != NULL; i++) {
 		ErpcListener *listener = esd_server_listen(server, listen[i], &error);
 		if (listener == NULL) {

@@ -20,11 +20,12 @@ struct _EsdServer {
 	GObject parent_instance;
 	ErpcRegistry *registry;
 	EsdPluginLoader *loader;
-	GPtrArray *listeners;	  /* of ErpcListener */
-	GHashTable *dispatchers;  /* of EsdDispatcher */
-	GHashTable *sessions;	  /* id → EsdSession */
-	EsdExpiryQueue *expiries; /* detached sessions */
-	gchar *environment_info;  /* serialized EnvironmentInfo */
+	GPtrArray *listeners;	    /* of ErpcListener */
+	GHashTable *dispatchers;    /* of EsdDispatcher */
+	GHashTable *sessions;	    /* id → EsdSession */
+	EsdExpiryQueue *expiries;   /* detached sessions */
+	gchar *environment_info;    /* serialized EnvironmentInfo */
+	GVariant *listener_options; /* a{sv} handed to every listener; may hold secrets */
 	guint concurrent_requests;
 	guint64 max_message_size;
 	guint session_grace;
@@ -345,6 +346,23 @@ esd_server_scheme_for_uri(const gchar *uri)
 	return g_ascii_strdown(uri, colon - uri);
 }
 
+/**
+ * esd_server_set_listener_options:
+ * @self: a #EsdServer
+ * @options: (nullable): a `a{sv}` dictionary, e.g. the WebSocket auth settings
+ *
+ * Sets what every listener created afterwards gets as its
+ * #ErpcListener:options.
+ */
+void
+esd_server_set_listener_options(EsdServer *self, GVariant *options)
+{
+	g_return_if_fail(ESD_IS_SERVER(self));
+	g_clear_pointer(&self->listener_options, g_variant_unref);
+	if (options != NULL)
+		self->listener_options = g_variant_ref_sink(options);
+}
+
 /* returns the listener, which owns the bound address */
 ErpcListener *
 esd_server_listen(EsdServer *self, const gchar *uri, GError **error)
@@ -372,7 +390,12 @@ esd_server_listen(EsdServer *self, const gchar *uri, GError **error)
 			    scheme);
 		return NULL;
 	}
-	listener = g_object_new(gtype, "max-message-size", self->max_message_size, NULL);
+	listener = g_object_new(gtype,
+				"max-message-size",
+				self->max_message_size,
+				"options",
+				self->listener_options,
+				NULL);
 	g_signal_connect(listener, "new-transport", G_CALLBACK(esd_server_new_transport_cb), self);
 	g_signal_connect(listener, "finished", G_CALLBACK(esd_server_listener_finished_cb), self);
 	if (!erpc_listener_listen(listener, uri, error))
@@ -485,6 +508,7 @@ esd_server_finalize(GObject *object)
 {
 	EsdServer *self = ESD_SERVER(object);
 	g_free(self->environment_info);
+	g_clear_pointer(&self->listener_options, g_variant_unref);
 	G_OBJECT_CLASS(esd_server_parent_class)->finalize(object);
 }
 

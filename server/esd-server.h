@@ -19,6 +19,8 @@ EsdPluginLoader *
 esd_server_get_loader(EsdServer *self);
 gboolean
 esd_server_setup(EsdServer *self, GError **error);
+void
+esd_server_set_listener_options(EsdServer *self, GVariant *options);
 ErpcListener *
 esd_server_listen(EsdServer *self, const gchar *uri, GError **error);
 void

@@ -1166,6 +1166,7 @@ struct _EsdTestDaemon {
 	GError *write_error;
 	guint pending; /* async operations that hold a pointer to self */
 	guint warnings;
+	GString *stderr_text; /* everything it logged */
 	gchar *name;
 	gchar *url;
 	guint16 port;
@@ -1230,6 +1231,7 @@ esd_test_daemon_stderr_cb(GObject *source, GAsyncResult *res, gpointer user_data
 	if (line == NULL)
 		return;
 	g_printerr("%s: %s\n", self->name, line);
+	g_string_append_printf(self->stderr_text, "%s\n", line);
 	if (strstr(line, "-WARNING: ") != NULL || strstr(line, "-CRITICAL: ") != NULL ||
 	    strstr(line, "-ERROR: ") != NULL || strstr(line, "CRITICAL **") != NULL ||
 	    strstr(line, "WARNING **") != NULL)
@@ -1312,7 +1314,7 @@ static void
 esd_test_daemon_read_url(EsdTestDaemon *self)
 {
 	g_autofree gchar *line = esd_test_daemon_read_line(self, ESD_TEST_TIMEOUT_MS);
-	g_autoptr(GRegex) regex = g_regex_new("^ws://127\\.0\\.0\\.1:([0-9]{1,5})$", 0, 0, NULL);
+	g_autoptr(GRegex) regex = g_regex_new("^wss?://127\\.0\\.0\\.1:([0-9]{1,5})$", 0, 0, NULL);
 	g_autoptr(GMatchInfo) match = NULL;
 	g_autofree gchar *port = NULL;
 	guint64 value = 0;
@@ -1332,7 +1334,7 @@ esd_test_daemon_read_url(EsdTestDaemon *self)
  * @args: (nullable): arguments after the program name
  * @envp_extra: (nullable): `NAME=VALUE` to add to the environment
  * @cwd: (nullable): the working directory
- * @read_url: whether to read the bound `ws://` URL from the first stdout line
+ * @read_url: whether to read the bound `ws://` (or `wss://`) URL from the first stdout line
  *
  * Starts `$ESD_TEST_DAEMON` with pipes on stdin, stdout and stderr. The
  * daemon is killed when the object is disposed, and also if the test dies.
@@ -1632,6 +1634,18 @@ esd_test_daemon_get_warning_count(EsdTestDaemon *self)
 	return self->warnings;
 }
 
+/**
+ * esd_test_daemon_get_stderr:
+ * @self: a daemon
+ *
+ * Returns: the lines it wrote to stderr so far (read as the main context runs)
+ */
+const gchar *
+esd_test_daemon_get_stderr(EsdTestDaemon *self)
+{
+	return self->stderr_text->str;
+}
+
 static void
 esd_test_daemon_peer_send(EsdTestPeer *peer, const gchar *data, gsize len)
 {
@@ -1706,6 +1720,7 @@ esd_test_daemon_finalize(GObject *object)
 	EsdTestDaemon *self = ESD_TEST_DAEMON(object);
 
 	g_queue_clear_full(&self->stdout_lines, (GDestroyNotify)g_bytes_unref);
+	g_string_free(self->stderr_text, TRUE);
 	g_clear_error(&self->write_error);
 	g_clear_object(&self->cancellable);
 	g_free(self->name);
@@ -1718,6 +1733,7 @@ esd_test_daemon_init(EsdTestDaemon *self)
 {
 	self->cancellable = g_cancellable_new();
 	g_queue_init(&self->stdout_lines);
+	self->stderr_text = g_string_new(NULL);
 }
 
 static void
@@ -1833,10 +1849,22 @@ esd_test_session_new(void)
 	return session;
 }
 
+/* a wss:// server is trusted when it shows exactly the certificate the test made */
+static gboolean
+esd_test_ws_client_accept_certificate_cb(SoupMessage *msg,
+					 GTlsCertificate *certificate,
+					 GTlsCertificateFlags errors,
+					 gpointer user_data)
+{
+	return g_tls_certificate_is_same(certificate, G_TLS_CERTIFICATE(user_data));
+}
+
 /**
- * esd_test_ws_client_connect:
- * @url: `ws://…`
+ * esd_test_ws_client_connect_full:
+ * @url: `ws://…` or `wss://…`
  * @origin: (nullable): the Origin header to send
+ * @headers: (nullable): more request headers as name, value, …, %NULL
+ * @certificate: (nullable): for `wss://`, the server certificate to trust
  * @status: (out) (optional): the HTTP status of the upgrade response
  * @error: return location for a #GError
  *
@@ -1845,7 +1873,12 @@ esd_test_session_new(void)
  * Returns: (transfer full) (nullable): a connected client, or %NULL
  */
 EsdTestWsClient *
-esd_test_ws_client_connect(const gchar *url, const gchar *origin, guint *status, GError **error)
+esd_test_ws_client_connect_full(const gchar *url,
+				const gchar *origin,
+				const gchar *const *headers,
+				GTlsCertificate *certificate,
+				guint *status,
+				GError **error)
 {
 	g_autoptr(EsdTestWsClient) self = g_object_new(ESD_TYPE_TEST_WS_CLIENT, NULL);
 	g_autoptr(SoupMessage) msg = soup_message_new(SOUP_METHOD_GET, url);
@@ -1853,6 +1886,16 @@ esd_test_ws_client_connect(const gchar *url, const gchar *origin, guint *status,
 	EsdTestWsConnect op = {0};
 
 	g_assert_nonnull(msg);
+	for (guint i = 0; headers != NULL && headers[i] != NULL && headers[i + 1] != NULL; i += 2)
+		soup_message_headers_append(soup_message_get_request_headers(msg),
+					    headers[i],
+					    headers[i + 1]);
+	if (certificate != NULL)
+		g_signal_connect_object(msg,
+					"accept-certificate",
+					G_CALLBACK(esd_test_ws_client_accept_certificate_cb),
+					certificate,
+					0);
 	self->session = esd_test_session_new();
 	g_signal_connect(msg,
 			 "network-event",
@@ -1890,6 +1933,23 @@ esd_test_ws_client_connect(const gchar *url, const gchar *origin, guint *status,
 				       "exec-server websocket 127.0.0.1:%u: ",
 				       self->local_port);
 	return g_steal_pointer(&self);
+}
+
+/**
+ * esd_test_ws_client_connect:
+ * @url: `ws://…`
+ * @origin: (nullable): the Origin header to send
+ * @status: (out) (optional): the HTTP status of the upgrade response
+ * @error: return location for a #GError
+ *
+ * Performs the WebSocket handshake, waiting at most %ESD_TEST_TIMEOUT_MS.
+ *
+ * Returns: (transfer full) (nullable): a connected client, or %NULL
+ */
+EsdTestWsClient *
+esd_test_ws_client_connect(const gchar *url, const gchar *origin, guint *status, GError **error)
+{
+	return esd_test_ws_client_connect_full(url, origin, NULL, NULL, status, error);
 }
 
 /**

@@ -281,6 +281,8 @@ void
 esd_test_daemon_assert_exit_code(EsdTestDaemon *self, gint exit_code, guint timeout_ms);
 guint
 esd_test_daemon_get_warning_count(EsdTestDaemon *self);
+const gchar *
+esd_test_daemon_get_stderr(EsdTestDaemon *self);
 
 /* a synchronous WebSocket client */
 #define ESD_TYPE_TEST_WS_CLIENT (esd_test_ws_client_get_type())
@@ -288,6 +290,13 @@ G_DECLARE_FINAL_TYPE(EsdTestWsClient, esd_test_ws_client, ESD, TEST_WS_CLIENT, G
 
 EsdTestWsClient *
 esd_test_ws_client_connect(const gchar *url, const gchar *origin, guint *status, GError **error);
+EsdTestWsClient *
+esd_test_ws_client_connect_full(const gchar *url,
+				const gchar *origin,
+				const gchar *const *headers,
+				GTlsCertificate *certificate,
+				guint *status,
+				GError **error);
 EsdTestWsClient *
 esd_test_ws_client_new(const gchar *url);
 void

@@ -7,14 +7,18 @@
 #include <netinet/tcp.h>
 #include <string.h>
 
+#include "esd-ws-auth.h"
 #include "esd-ws-listener.h"
 #include "esd-ws-transport.h"
 
 /*
- * The WebSocket listener: a SoupServer on one IP address and port. `/` is
- * the WebSocket endpoint, `/readyz` answers 200 without authentication, and
- * every other path is 404. Accepted sockets get TCP_NODELAY, because the
- * protocol often sends two small messages back to back.
+ * The WebSocket listener: a SoupServer on one IP address and port, over TLS
+ * for `wss://`. `/` is the WebSocket endpoint, `/readyz` answers 200 without
+ * authentication, and every other path is 404. With `ws-auth` in the
+ * listener's options, an upgrade needs a bearer token (esd-ws-auth.c); it is
+ * checked once the request is known to be a valid upgrade, as the reference
+ * does. Accepted sockets get TCP_NODELAY, because the protocol often sends
+ * two small messages back to back.
  */
 
 #define ESD_WS_LISTEN_BACKLOG	 1024
@@ -22,6 +26,7 @@
 struct _EsdWsListener {
 	ErpcListener parent_instance;
 	SoupServer *server;
+	EsdWsAuth *auth;
 };
 
 G_DEFINE_TYPE(EsdWsListener, esd_ws_listener, ERPC_TYPE_LISTENER)
@@ -31,7 +36,11 @@ esd_ws_listener_respond(SoupServerMessage *msg, guint status, const gchar *body)
 {
 	soup_server_message_set_status(msg, status, NULL);
 	if (body != NULL)
-		soup_server_message_set_response(msg, "text/plain", SOUP_MEMORY_STATIC, body, strlen(body));
+		soup_server_message_set_response(msg,
+						 "text/plain; charset=utf-8",
+						 SOUP_MEMORY_STATIC,
+						 body,
+						 strlen(body));
 }
 
 static void
@@ -56,6 +65,43 @@ esd_ws_listener_readyz_cb(SoupServer *server,
 
 static void esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data);
 
+static gchar *
+esd_ws_listener_describe_address(GSocketAddress *address)
+{
+	GInetSocketAddress *inet;
+	g_autofree gchar *ip = NULL;
+
+	if (!G_IS_INET_SOCKET_ADDRESS(address))
+		return g_strdup("unknown");
+	inet = G_INET_SOCKET_ADDRESS(address);
+	ip = g_inet_address_to_string(g_inet_socket_address_get_address(inet));
+	if (g_inet_address_get_family(g_inet_socket_address_get_address(inet)) ==
+	    G_SOCKET_FAMILY_IPV6)
+		return g_strdup_printf("[%s]:%u", ip, g_inet_socket_address_get_port(inet));
+	return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(inet));
+}
+
+/* FALSE when the upgrade got its 401; the log shows the peer and why, never the token */
+static gboolean
+esd_ws_listener_authorize(EsdWsListener *self, SoupServerMessage *msg)
+{
+	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
+	EsdWsAuthResult result;
+	g_autofree gchar *peer = NULL;
+
+	result = esd_ws_auth_check(self->auth, headers, g_get_real_time() / G_USEC_PER_SEC);
+	if (result == ESD_WS_AUTH_OK)
+		return TRUE;
+	peer = esd_ws_listener_describe_address(soup_server_message_get_remote_address(msg));
+	g_info("websocket %s: refusing the upgrade: %s",
+	       peer,
+	       esd_ws_auth_result_to_string(result));
+	esd_ws_listener_respond(msg,
+				SOUP_STATUS_UNAUTHORIZED,
+				esd_ws_auth_result_to_string(result));
+	return FALSE;
+}
+
 /* answers every request on "/": refused, or upgraded to a WebSocket */
 static void
 esd_ws_listener_root_cb(SoupServer *server,
@@ -64,6 +110,7 @@ esd_ws_listener_root_cb(SoupServer *server,
 			GHashTable *query,
 			gpointer user_data)
 {
+	EsdWsListener *self = ESD_WS_LISTENER(user_data);
 	SoupMessageHeaders *headers = soup_server_message_get_request_headers(msg);
 
 	if (g_strcmp0(path, "/") != 0) {
@@ -86,7 +133,13 @@ esd_ws_listener_root_cb(SoupServer *server,
 		esd_ws_listener_respond(msg, SOUP_STATUS_FORBIDDEN, "websocket origin is not allowed");
 		return;
 	}
-	/* no extensions: compression costs CPU and allows bombs */
+	/* no extensions: compression costs CPU and allows bombs; a bad handshake gets its 400 */
+	if (!soup_websocket_server_check_handshake(msg, NULL, NULL, NULL, NULL)) {
+		soup_websocket_server_process_handshake(msg, NULL, NULL, NULL, NULL);
+		return;
+	}
+	if (!esd_ws_listener_authorize(self, msg))
+		return;
 	if (!soup_websocket_server_process_handshake(msg, NULL, NULL, NULL, NULL))
 		return;
 	g_signal_connect_object(msg,
@@ -94,21 +147,6 @@ esd_ws_listener_root_cb(SoupServer *server,
 				G_CALLBACK(esd_ws_listener_upgraded_cb),
 				user_data,
 				0);
-}
-
-static gchar *
-esd_ws_listener_describe_address(GSocketAddress *address)
-{
-	GInetSocketAddress *inet;
-	g_autofree gchar *ip = NULL;
-
-	if (!G_IS_INET_SOCKET_ADDRESS(address))
-		return g_strdup("unknown");
-	inet = G_INET_SOCKET_ADDRESS(address);
-	ip = g_inet_address_to_string(g_inet_socket_address_get_address(inet));
-	if (g_inet_address_get_family(g_inet_socket_address_get_address(inet)) == G_SOCKET_FAMILY_IPV6)
-		return g_strdup_printf("[%s]:%u", ip, g_inet_socket_address_get_port(inet));
-	return g_strdup_printf("%s:%u", ip, g_inet_socket_address_get_port(inet));
 }
 
 /* the 101 is out: the connection is ours, framed by EsdWsTransport */
@@ -120,13 +158,19 @@ esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data)
 	g_autoptr(EsdWsTransport) transport = NULL;
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *peer = NULL;
+	g_autoptr(GSocket) tcp_socket = NULL;
 	GSocket *socket;
 
 	g_object_ref(msg);
 	address = esd_ws_listener_describe_address(soup_server_message_get_remote_address(msg));
 	peer = g_strdup_printf("websocket %s", address);
+	/* over TLS the stream is the GTlsConnection, which does not carry the socket */
+	if (soup_server_message_get_socket(msg) != NULL)
+		tcp_socket = g_object_ref(soup_server_message_get_socket(msg));
 	stream = soup_server_message_steal_connection(msg);
 	socket = g_object_get_data(G_OBJECT(stream), "GSocket");
+	if (socket == NULL)
+		socket = tcp_socket;
 	transport = esd_ws_transport_new(stream,
 					 socket,
 					 peer,
@@ -145,38 +189,76 @@ esd_ws_listener_request_started_cb(SoupServer *server, SoupServerMessage *msg, g
 	g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
 }
 
+/* ws://IP:PORT or wss://IP:PORT; *tls tells which */
 static GInetSocketAddress *
-esd_ws_listener_parse_uri(const gchar *uri, GError **error)
+esd_ws_listener_parse_uri(const gchar *uri, gboolean *tls, GError **error)
 {
 	g_autoptr(GUri) guri = NULL;
 	g_autoptr(GInetAddress) address = NULL;
-	const gchar *host;
-	const gchar *path;
-	gint port;
+	const gchar *host = NULL;
+	const gchar *path = NULL;
+	gint port = -1;
+	gboolean valid;
 
 	guri = g_uri_parse(uri, G_URI_FLAGS_NONE, NULL);
-	if (guri == NULL || g_strcmp0(g_uri_get_scheme(guri), "ws") != 0)
-		goto invalid;
-	host = g_uri_get_host(guri);
-	port = g_uri_get_port(guri);
-	path = g_uri_get_path(guri);
-	if (host == NULL || port < 0 || port > 65535 || g_uri_get_userinfo(guri) != NULL ||
-	    g_uri_get_query(guri) != NULL || g_uri_get_fragment(guri) != NULL)
-		goto invalid;
-	if (path != NULL && path[0] != '\0' && g_strcmp0(path, "/") != 0)
-		goto invalid;
+	if (guri != NULL) {
+		*tls = g_strcmp0(g_uri_get_scheme(guri), "wss") == 0;
+		host = g_uri_get_host(guri);
+		port = g_uri_get_port(guri);
+		path = g_uri_get_path(guri);
+	}
+	valid = guri != NULL && (*tls || g_strcmp0(g_uri_get_scheme(guri), "ws") == 0) &&
+		host != NULL && port >= 0 && port <= 65535 && g_uri_get_userinfo(guri) == NULL &&
+		g_uri_get_query(guri) == NULL && g_uri_get_fragment(guri) == NULL &&
+		(path == NULL || path[0] == '\0' || g_strcmp0(path, "/") == 0);
 	/* an IP literal: the reference rejects host names such as localhost */
-	address = g_inet_address_new_from_string(host);
-	if (address == NULL)
-		goto invalid;
+	if (valid)
+		address = g_inet_address_new_from_string(host);
+	if (address == NULL) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "unsupported --listen URL %s; expected ws://IP:PORT or stdio",
+			    uri);
+		return NULL;
+	}
 	return G_INET_SOCKET_ADDRESS(g_inet_socket_address_new(address, (guint16)port));
-invalid:
-	g_set_error(error,
+}
+
+/* the certificate of a wss:// listener, from the files the options name */
+static GTlsCertificate *
+esd_ws_listener_load_certificate(ErpcListener *listener, GError **error)
+{
+	GVariant *options = erpc_listener_get_options(listener);
+	const gchar *cert_path = NULL;
+	const gchar *key_path = NULL;
+	GTlsCertificate *certificate;
+
+	if (options == NULL || !g_variant_lookup(options, "tls-certificate", "&s", &cert_path) ||
+	    !g_variant_lookup(options, "tls-key", "&s", &key_path)) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "wss:// needs a TLS certificate and key");
+		return NULL;
+	}
+	if (!g_tls_backend_supports_tls(g_tls_backend_get_default())) {
+		g_set_error_literal(
+		    error,
 		    ERPC_ERROR,
-		    ERPC_ERROR_INVALID_PARAMS,
-		    "unsupported --listen URL %s; expected ws://IP:PORT or stdio",
-		    uri);
-	return NULL;
+		    ERPC_ERROR_NOT_SUPPORTED,
+		    "TLS is not available: GIO has no TLS backend (glib-networking)");
+		return NULL;
+	}
+	certificate = g_tls_certificate_new_from_files(cert_path, key_path, error);
+	if (certificate == NULL) {
+		g_prefix_error(error,
+			       "cannot load the TLS certificate %s with the key %s: ",
+			       cert_path,
+			       key_path);
+		return NULL;
+	}
+	return certificate;
 }
 
 /* libsoup's own listening socket has a backlog of 10: bursts of clients would wait for SYN retries */
@@ -204,20 +286,32 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 {
 	EsdWsListener *self = ESD_WS_LISTENER(listener);
 	g_autoptr(GInetSocketAddress) address = NULL;
+	g_autoptr(GTlsCertificate) certificate = NULL;
 	g_autoptr(GSocket) socket = NULL;
 	g_autoptr(GSList) sockets = NULL;
 	g_autoptr(GSocketAddress) bound = NULL;
 	g_autofree gchar *bound_text = NULL;
 	g_autofree gchar *bound_uri = NULL;
+	gboolean tls = FALSE;
 
-	address = esd_ws_listener_parse_uri(uri, error);
+	address = esd_ws_listener_parse_uri(uri, &tls, error);
 	if (address == NULL)
 		return FALSE;
 	if (self->server != NULL) {
 		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_EXISTS, "already listening");
 		return FALSE;
 	}
-	self->server = soup_server_new("server-header", "execserverd/" PACKAGE_VERSION, NULL);
+	g_clear_object(&self->auth);
+	self->auth = esd_ws_auth_new(erpc_listener_get_options(listener), error);
+	if (self->auth == NULL)
+		return FALSE;
+	if (tls && (certificate = esd_ws_listener_load_certificate(listener, error)) == NULL)
+		return FALSE;
+	self->server = soup_server_new("server-header",
+				       "execserverd/" PACKAGE_VERSION,
+				       "tls-certificate",
+				       certificate,
+				       NULL);
 	soup_server_add_handler(self->server, "/readyz", esd_ws_listener_readyz_cb, self, NULL);
 	soup_server_add_handler(self->server, "/", esd_ws_listener_root_cb, self, NULL);
 	g_signal_connect(self->server,
@@ -225,7 +319,10 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 			 G_CALLBACK(esd_ws_listener_request_started_cb),
 			 self);
 	socket = esd_ws_listener_open_socket(address, error);
-	if (socket == NULL || !soup_server_listen_socket(self->server, socket, 0, error)) {
+	if (socket == NULL || !soup_server_listen_socket(self->server,
+							 socket,
+							 tls ? SOUP_SERVER_LISTEN_HTTPS : 0,
+							 error)) {
 		g_prefix_error(error, "cannot listen on %s: ", uri);
 		g_clear_object(&self->server);
 		return FALSE;
@@ -236,9 +333,11 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 		return FALSE;
 	}
 	bound_text = esd_ws_listener_describe_address(bound);
-	bound_uri = g_strdup_printf("ws://%s", bound_text);
+	bound_uri = g_strdup_printf("%s://%s", tls ? "wss" : "ws", bound_text);
 	erpc_listener_set_bound_uri(listener, bound_uri);
-	g_info("listening on %s", bound_uri);
+	g_info("listening on %s%s",
+	       bound_uri,
+	       esd_ws_auth_is_enabled(self->auth) ? " with authentication" : "");
 	return TRUE;
 }
 
@@ -259,6 +358,7 @@ esd_ws_listener_dispose(GObject *object)
 		soup_server_disconnect(self->server);
 		g_clear_object(&self->server);
 	}
+	g_clear_object(&self->auth);
 	G_OBJECT_CLASS(esd_ws_listener_parent_class)->dispose(object);
 }
 

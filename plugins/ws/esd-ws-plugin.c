@@ -14,9 +14,17 @@ G_DEFINE_TYPE(EsdWsPlugin, esd_ws_plugin, ERPC_TYPE_PLUGIN)
 static gboolean
 esd_ws_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
+	if (!erpc_registry_add_extension(registry,
+					 ERPC_EXTENSION_POINT_TRANSPORT,
+					 "ws",
+					 ESD_TYPE_WS_LISTENER,
+					 0,
+					 error))
+		return FALSE;
+	/* the same listener, over TLS */
 	return erpc_registry_add_extension(registry,
 					   ERPC_EXTENSION_POINT_TRANSPORT,
-					   "ws",
+					   "wss",
 					   ESD_TYPE_WS_LISTENER,
 					   0,
 					   error);
