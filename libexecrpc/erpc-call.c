@@ -341,9 +341,38 @@ erpc_call_result_end(ErpcCall *self, GString *result)
 #define ERPC_CALL_POOL_SLOTS 2
 #define ERPC_CALL_ENVELOPE   256
 
+/* kept buffers unused for this long are freed: an idle daemon gives the memory back */
+#define ERPC_CALL_POOL_IDLE_SECONDS 30
+
 static GMutex erpc_call_pool_lock;
 static gpointer erpc_call_pool[ERPC_CALL_POOL_SLOTS];
 static gsize erpc_call_pool_size[ERPC_CALL_POOL_SLOTS];
+static gint64 erpc_call_pool_used = 0; /* monotonic time of the last return */
+static guint erpc_call_pool_trim_id = 0;
+
+static gboolean
+erpc_call_pool_trim_cb(gpointer user_data)
+{
+	gpointer stale[ERPC_CALL_POOL_SLOTS] = {NULL};
+	gboolean again = FALSE;
+
+	g_mutex_lock(&erpc_call_pool_lock);
+	if (g_get_monotonic_time() - erpc_call_pool_used >=
+	    ERPC_CALL_POOL_IDLE_SECONDS * G_USEC_PER_SEC) {
+		for (guint i = 0; i < ERPC_CALL_POOL_SLOTS; i++) {
+			stale[i] = erpc_call_pool[i];
+			erpc_call_pool[i] = NULL;
+		}
+	}
+	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS; i++)
+		again |= erpc_call_pool[i] != NULL;
+	if (!again)
+		erpc_call_pool_trim_id = 0;
+	g_mutex_unlock(&erpc_call_pool_lock);
+	for (guint i = 0; i < ERPC_CALL_POOL_SLOTS; i++)
+		g_free(stale[i]);
+	return again ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
 
 typedef struct {
 	gpointer data;
@@ -365,6 +394,12 @@ erpc_call_pool_release(gpointer user_data)
 			buffer->data = NULL;
 		}
 	}
+	erpc_call_pool_used = g_get_monotonic_time();
+	/* the default main context is the daemon's; attaching to it is thread-safe */
+	if (erpc_call_pool_trim_id == 0)
+		erpc_call_pool_trim_id = g_timeout_add_seconds(ERPC_CALL_POOL_IDLE_SECONDS,
+							       erpc_call_pool_trim_cb,
+							       NULL);
 	g_mutex_unlock(&erpc_call_pool_lock);
 	g_free(buffer->data);
 	g_free(buffer);
