@@ -24,7 +24,9 @@
  * Input: lines, each one request. The first byte of a line picks the method,
  * `(byte - 'A') % n` in fuzz_methods[] ('A' initialize ... 'V'
  * fs/watchMissing), the rest is its params as JSON. A line whose params do
- * not parse is skipped: the envelope has its own fuzzer.
+ * not parse is skipped: the envelope has its own fuzzer. An input that
+ * starts with `*` goes to a server with --concurrent-requests 8, where
+ * requests of one connection overlap (fs/close during fs/readBlock, ...).
  *
  * Containment, since the handlers really act:
  *  - the fs methods work in a scratch directory, emptied after every input;
@@ -77,7 +79,8 @@ static const gchar *const fuzz_methods[] = {
     "fs/watchMissing",	  /* V */
 };
 
-static EsdServer *fuzz_server = NULL;
+/* one server runs a connection's requests one at a time, as by default, the other 8 at once */
+static EsdServer *fuzz_servers[2] = {NULL, NULL};
 static gchar *fuzz_scratch = NULL;
 
 static void
@@ -131,36 +134,50 @@ fuzz_make_scratch(void)
 	free(real);
 }
 
-static EsdServer *
-fuzz_get_server(void)
+static void
+fuzz_init(void)
 {
-	g_autoptr(GError) error = NULL;
-	g_autofree gchar *plugins = g_build_filename(ESD_BUILD_PLUGINDIR, "fs-local", NULL);
+	static gboolean initialized = FALSE;
 
-	if (fuzz_server != NULL)
-		return fuzz_server;
+	if (initialized)
+		return;
+	initialized = TRUE;
 	g_log_set_default_handler(fuzz_log_handler, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	g_setenv("ESD_BWRAP", "/bin/false", TRUE);
 	fuzz_make_scratch();
 	esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
-	fuzz_server = g_object_new(ESD_TYPE_SERVER,
-				   "max-message-size",
-				   (guint64)FUZZ_MAX_MESSAGE_SIZE,
-				   "session-grace",
-				   1u,
-				   "process-retention",
-				   1u,
-				   NULL);
-	esd_plugin_loader_add_dir(esd_server_get_loader(fuzz_server), plugins, FALSE);
-	if (!esd_server_setup(fuzz_server, &error))
+}
+
+static EsdServer *
+fuzz_get_server(gboolean concurrent)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *plugins = g_build_filename(ESD_BUILD_PLUGINDIR, "fs-local", NULL);
+	EsdServer *server = fuzz_servers[concurrent ? 1 : 0];
+
+	if (server != NULL)
+		return server;
+	fuzz_init();
+	server = g_object_new(ESD_TYPE_SERVER,
+			      "concurrent-requests",
+			      concurrent ? 8u : 1u,
+			      "max-message-size",
+			      (guint64)FUZZ_MAX_MESSAGE_SIZE,
+			      "session-grace",
+			      1u,
+			      "process-retention",
+			      1u,
+			      NULL);
+	esd_plugin_loader_add_dir(esd_server_get_loader(server), plugins, FALSE);
+	if (!esd_server_setup(server, &error))
 		g_error("%s", error->message);
-	if (erpc_registry_lookup_method(esd_server_get_registry(fuzz_server),
-					"fs/readFile",
-					NULL) == NULL)
+	if (erpc_registry_lookup_method(esd_server_get_registry(server), "fs/readFile", NULL) ==
+	    NULL)
 		g_error("the fs-local plugin did not load from %s", plugins);
-	fuzz_check_methods(esd_server_get_registry(fuzz_server));
-	return fuzz_server;
+	fuzz_check_methods(esd_server_get_registry(server));
+	fuzz_servers[concurrent ? 1 : 0] = server;
+	return server;
 }
 
 /* a file:// path anywhere in the params ends up below the scratch directory */
@@ -329,11 +346,15 @@ fuzz_reset_scratch(void)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	EsdServer *server = fuzz_get_server();
 	g_autoptr(EsdMockTransport) transport = esd_mock_transport_new();
 	const gchar *p = (const gchar *)data;
 	const gchar *end = p + size;
+	gboolean concurrent = size > 0 && p[0] == '*';
+	EsdServer *server = fuzz_get_server(concurrent);
 	guint expected = 1;
+
+	if (concurrent)
+		p++;
 
 	esd_server_add_transport(server, ERPC_TRANSPORT(transport));
 	esd_mock_transport_inject(transport,
