@@ -109,6 +109,18 @@ hostile_oversized_message(EsdTestDaemon *daemon, EsdTestPeer *peer, const Hostil
 				   "7",
 				   -32004,
 				   "No such file or directory (os error 2)");
+	/* the CR of a CRLF line end is no part of the message */
+	if (ESD_IS_TEST_DAEMON(peer)) {
+		g_autofree gchar *crlf = g_strconcat(at_limit, "\r\n", NULL);
+		g_autoptr(JsonNode) reply = NULL;
+
+		esd_test_daemon_write(daemon, crlf, strlen(crlf));
+		reply = esd_test_peer_receive_json(peer);
+		esd_test_peer_assert_reply_error(reply,
+						 "7",
+						 -32004,
+						 "No such file or directory (os error 2)");
+	}
 	esd_test_peer_assert_alive(peer);
 }
 
