@@ -99,6 +99,8 @@ static const HostileCase hostile_cases[] = {
     /* NUL bytes, raw and escaped, wherever a string reaches the system */
     {"nul-raw-in-path", HOSTILE_BOTH | HOSTILE_MALFORMED, READ_FILE(NOPE "/a\0b"), sizeof(READ_FILE(NOPE "/a\0b")) - 1, 0, NOT_UTF8},
     {"nul-raw-in-argv", HOSTILE_BOTH | HOSTILE_MALFORMED, START(",\"argv\":[\"tr\0ue\"]"), sizeof(START(",\"argv\":[\"tr\0ue\"]")) - 1, 0, NOT_UTF8},
+    {"nul-raw-in-env-value", HOSTILE_BOTH | HOSTILE_MALFORMED, START(",\"env\":{\"A\":\"x\0\"}"), sizeof(START(",\"env\":{\"A\":\"x\0\"}")) - 1, 0, NOT_UTF8},
+    {"nul-raw-in-handle-id", HOSTILE_BOTH | HOSTILE_MALFORMED, REQ("fs/close", "{\"handleId\":\"\0\"}"), sizeof(REQ("fs/close", "{\"handleId\":\"\0\"}")) - 1, 0, NOT_UTF8},
     {"nul-escaped-in-path", HOSTILE_BOTH | HOSTILE_MALFORMED, READ_FILE(NOPE "/a\\u0000b"), -1, 0, NUL_ESCAPE},
     {"nul-escaped-in-cwd", HOSTILE_BOTH | HOSTILE_MALFORMED, START(",\"cwd\":\"file:///tmp\\u0000/x\""), -1, 0, NUL_ESCAPE},
     {"nul-escaped-in-argv0", HOSTILE_BOTH | HOSTILE_MALFORMED, START(",\"argv\":[\"/bin/true\\u0000x\"]"), -1, 0, NUL_ESCAPE},
