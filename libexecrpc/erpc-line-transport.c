@@ -73,16 +73,6 @@ erpc_line_is_blank(const guint8 *data, gsize len)
 }
 
 static void
-erpc_line_transport_deliver(ErpcLineTransport *self, const guint8 *data, gsize len)
-{
-	if (len > 0 && data[len - 1] == '\r')
-		len--;
-	if (erpc_line_is_blank(data, len))
-		return;
-	erpc_transport_emit_message(ERPC_TRANSPORT(self), (const gchar *)data, len);
-}
-
-static void
 erpc_line_transport_oversized(ErpcLineTransport *self, gsize len)
 {
 	g_autoptr(GError) error = NULL;
@@ -94,6 +84,28 @@ erpc_line_transport_oversized(ErpcLineTransport *self, gsize len)
 		    len,
 		    self->max_message_size);
 	erpc_transport_emit_frame_error(ERPC_TRANSPORT(self), error);
+}
+
+static void
+erpc_line_transport_deliver(ErpcLineTransport *self, const guint8 *data, gsize len)
+{
+	if (len > 0 && data[len - 1] == '\r')
+		len--;
+	/* the line had room for a CR, which may turn out not to be one */
+	if (len > self->max_message_size) {
+		erpc_line_transport_oversized(self, len);
+		return;
+	}
+	if (erpc_line_is_blank(data, len))
+		return;
+	erpc_transport_emit_message(ERPC_TRANSPORT(self), (const gchar *)data, len);
+}
+
+/* a message of the limit may end with \r\n, and the CR is no part of it */
+static gsize
+erpc_line_transport_room(ErpcLineTransport *self)
+{
+	return self->max_message_size < G_MAXSIZE ? self->max_message_size + 1 : G_MAXSIZE;
 }
 
 /* splits one read into lines; the transport may close during any emission */
@@ -111,7 +123,7 @@ erpc_line_transport_process(ErpcLineTransport *self, const guint8 *data, gsize l
 				self->discarding = FALSE;
 				self->partial_skipped = 0;
 			}
-		} else if (self->partial->len + seg > self->max_message_size) {
+		} else if (self->partial->len + seg > erpc_line_transport_room(self)) {
 			self->discarding = TRUE;
 			self->partial_skipped = self->partial->len + seg;
 			g_byte_array_set_size(self->partial, 0);

@@ -108,6 +108,59 @@ fuzz_check_tree(JsonNode *node, guint level)
 	}
 }
 
+/*
+ * json_node_equal(), except for one intended difference: an integer between
+ * 2^63 and 2^64-1 (a u64 member) is read as G_MAXINT64, where json-glib
+ * wraps it around to a negative number
+ */
+static gboolean
+fuzz_same_as_json_glib(JsonNode *ours, JsonNode *theirs)
+{
+	if (JSON_NODE_TYPE(ours) != JSON_NODE_TYPE(theirs))
+		return FALSE;
+	switch (JSON_NODE_TYPE(ours)) {
+	case JSON_NODE_OBJECT: {
+		JsonObject *a = json_node_get_object(ours);
+		JsonObject *b = json_node_get_object(theirs);
+		JsonObjectIter iter;
+		const gchar *name;
+		JsonNode *member;
+
+		if (json_object_get_size(a) != json_object_get_size(b))
+			return FALSE;
+		json_object_iter_init(&iter, a);
+		while (json_object_iter_next(&iter, &name, &member)) {
+			JsonNode *other = json_object_get_member(b, name);
+			if (other == NULL || !fuzz_same_as_json_glib(member, other))
+				return FALSE;
+		}
+		return TRUE;
+	}
+	case JSON_NODE_ARRAY: {
+		JsonArray *a = json_node_get_array(ours);
+		JsonArray *b = json_node_get_array(theirs);
+
+		if (json_array_get_length(a) != json_array_get_length(b))
+			return FALSE;
+		for (guint i = 0; i < json_array_get_length(a); i++) {
+			if (!fuzz_same_as_json_glib(json_array_get_element(a, i),
+						    json_array_get_element(b, i)))
+				return FALSE;
+		}
+		return TRUE;
+	}
+	case JSON_NODE_VALUE:
+		if (json_node_get_value_type(ours) == G_TYPE_INT64 &&
+		    json_node_get_value_type(theirs) == G_TYPE_INT64 &&
+		    json_node_get_int(ours) == G_MAXINT64 && json_node_get_int(theirs) < 0)
+			return TRUE;
+		return json_node_equal(ours, theirs);
+	case JSON_NODE_NULL:
+	default:
+		return json_node_equal(ours, theirs);
+	}
+}
+
 /* the pre-scan may refuse input, but must never change what it means */
 static void
 fuzz_check_same_as_json_glib(JsonNode *root, const gchar *data, gsize size)
@@ -118,7 +171,7 @@ fuzz_check_same_as_json_glib(JsonNode *root, const gchar *data, gsize size)
 	if (!json_parser_load_from_data(parser, data, (gssize)size, &error))
 		fuzz_fail("accepted what json-glib refuses", error->message, data, size);
 	if (json_parser_get_root(parser) == NULL ||
-	    !json_node_equal(json_parser_get_root(parser), root))
+	    !fuzz_same_as_json_glib(root, json_parser_get_root(parser)))
 		fuzz_fail("parsed into another tree than json-glib's", NULL, data, size);
 }
 

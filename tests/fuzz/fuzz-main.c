@@ -127,10 +127,12 @@ main(int argc, char **argv)
 		return EXIT_FAILURE;
 	}
 	for (gint i = 1; i < argc; i++) {
-		if (g_file_test(argv[i], G_FILE_TEST_IS_DIR)) {
-			if (!fuzz_replay_dir(argv[i], &count))
+		/* a target may change directory (fuzz-params works in a scratch one) */
+		g_autofree gchar *arg = g_canonicalize_filename(argv[i], NULL);
+		if (g_file_test(arg, G_FILE_TEST_IS_DIR)) {
+			if (!fuzz_replay_dir(arg, &count))
 				ret = FALSE;
-		} else if (!fuzz_replay_file(argv[i], &count)) {
+		} else if (!fuzz_replay_file(arg, &count)) {
 			ret = FALSE;
 		}
 	}

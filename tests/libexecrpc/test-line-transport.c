@@ -240,6 +240,23 @@ test_line_at_limit(Fixture *fixture, gconstpointer user_data)
 	g_assert_cmpuint(fixture->frame_errors->len, ==, 0);
 }
 
+/* the CR of a CRLF line end does not count against the limit; a last byte that is no CR does */
+static void
+test_line_at_limit_crlf(Fixture *fixture, gconstpointer user_data)
+{
+	g_autofree gchar *line = g_strnfill(TEST_MAX_MESSAGE_SIZE, 'x');
+
+	test_peer_write(fixture, line, TEST_MAX_MESSAGE_SIZE);
+	test_peer_write_str(fixture, "\r\n");
+	test_peer_write(fixture, line, TEST_MAX_MESSAGE_SIZE);
+	test_peer_write_str(fixture, "x\n");
+	WAIT_UNTIL(fixture->messages->len == 1 && fixture->frame_errors->len == 1);
+	g_assert_cmpstr(g_ptr_array_index(fixture->messages, 0), ==, line);
+	g_assert_cmpstr(g_ptr_array_index(fixture->frame_errors, 0),
+			==,
+			"message of more than 1025 bytes exceeds the limit of 1024 bytes");
+}
+
 static void
 test_line_oversized(Fixture *fixture, gconstpointer user_data)
 {
@@ -460,6 +477,7 @@ main(int argc, char **argv)
 	test_add("blank", test_line_blank);
 	test_add("many", test_line_many);
 	test_add("at-limit", test_line_at_limit);
+	test_add("at-limit-crlf", test_line_at_limit_crlf);
 	test_add("oversized", test_line_oversized);
 	test_add("oversized-split", test_line_oversized_split);
 	test_add("eof-final-line", test_line_eof_final_line);
