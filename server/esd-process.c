@@ -906,11 +906,12 @@ esd_process_write(EsdProcess *self, const gchar *write_id, GBytes *data)
 {
 	if (self->state == ESD_PROCESS_STATE_STARTING)
 		return "starting";
-	if (!self->has_stdin || (self->stdin_closed && !self->tty))
-		return "stdinClosed";
-	/* a retry after a reconnect must not write twice */
+	/* a retry after a reconnect must not write twice, and gets the first answer even
+	 * when stdin has closed since */
 	if (g_hash_table_contains(self->write_ids, write_id))
 		return "accepted";
+	if (!self->has_stdin || (self->stdin_closed && !self->tty))
+		return "stdinClosed";
 	esd_process_remember_write_id(self, write_id);
 	if (self->stdin_fd < 0 || g_bytes_get_size(data) == 0)
 		return "accepted";

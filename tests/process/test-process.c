@@ -1970,6 +1970,22 @@ test_write_while_starting(Fixture *fx, gconstpointer user_data)
 }
 
 /* the last 4096 writeIds of a process are remembered, no more */
+/* a retried write keeps its first answer after stdin has closed; a new one does not */
+static void
+test_write_retry_after_exit(Fixture *fx, gconstpointer user_data)
+{
+	Conn *conn = fx->conn;
+	StartOptions opts = {.extra = "\"pipeStdin\":true"};
+	g_autoptr(GPtrArray) events = NULL;
+
+	conn_start_ok(conn, "one", "[\"head\",\"-c\",\"1\"]", &opts);
+	conn_write(conn, "one", "w1", "A", "accepted");
+	events = conn_wait_closed(conn, "one", WAIT_MS);
+	g_assert_cmpstr(conn_output(conn, "one"), ==, "A");
+	conn_write(conn, "one", "w1", "A", "accepted");
+	conn_write(conn, "one", "w2", "B", "stdinClosed");
+}
+
 static void
 test_write_id_window(Fixture *fx, gconstpointer user_data)
 {
@@ -2710,6 +2726,7 @@ main(int argc, char **argv)
 	add("read/retention", FALSE, retention_args, test_retention);
 	add("write/cat", FALSE, no_args, test_write_cat);
 	add("write/id-window", FALSE, no_args, test_write_id_window);
+	add("write/retry-after-exit", FALSE, no_args, test_write_retry_after_exit);
 	add("write/errors", FALSE, no_args, test_write_errors);
 	add("write/while-starting", FALSE, concurrent_args, test_write_while_starting);
 	add("tty/bash", FALSE, no_args, test_tty_bash);
