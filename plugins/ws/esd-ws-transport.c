@@ -327,8 +327,11 @@ esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, g
 		g_autoptr(GBytes) pong = g_bytes_new(payload, len);
 		esd_ws_transport_queue(self, ESD_WS_OP_PONG, pong);
 	} else if (opcode == ESD_WS_OP_CLOSE) {
-		/* answer with the peer's code, then the connection ends */
-		g_autoptr(GBytes) reply = g_bytes_new(payload, MIN(len, 2));
+		/* answer with the peer's code, then the connection ends; a body of one
+		 * byte cannot hold a code: 1002, protocol error (RFC 6455 7.4.1) */
+		static const guint8 protocol_error[2] = {0x03, 0xea};
+		g_autoptr(GBytes) reply = len == 1 ? g_bytes_new_static(protocol_error, 2)
+						   : g_bytes_new(payload, MIN(len, 2));
 		esd_ws_transport_queue(self, ESD_WS_OP_CLOSE, reply);
 	}
 }
@@ -436,6 +439,11 @@ esd_ws_transport_parse(EsdWsTransport *self)
 			for (gint i = 0; i < 8; i++)
 				len = len << 8 | p[2 + i];
 			header_len = 10;
+			/* RFC 6455 5.2: the most significant bit must be 0 */
+			if ((len >> 63) != 0) {
+				esd_ws_transport_protocol_error(self, "frame length out of range");
+				return FALSE;
+			}
 		}
 		header_len += 4;
 		if (opcode >= 0x8) {

@@ -447,6 +447,33 @@ test_max_message_size_frame(Fixture *fx, gconstpointer user_data)
 	g_assert_true(code == SOUP_WEBSOCKET_CLOSE_TOO_BIG || code == ESD_TEST_WS_CLOSE_NO_FRAME);
 }
 
+/* a Close frame whose body is one byte holds no code: answered with 1002 */
+static void
+test_close_one_byte(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GBytes) frame = esd_test_ws_client_build_frame(0x8, TRUE, "x", 1);
+
+	esd_test_ws_client_send_raw(fx->client,
+				    g_bytes_get_data(frame, NULL),
+				    g_bytes_get_size(frame));
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(fx->client, ESD_TEST_TIMEOUT_MS),
+			 ==,
+			 SOUP_WEBSOCKET_CLOSE_PROTOCOL_ERROR);
+}
+
+/* a 64-bit length with its top bit set is a protocol error, not a very long frame */
+static void
+test_frame_length_top_bit(Fixture *fx, gconstpointer user_data)
+{
+	const guint8 header[] =
+	    {0x81, 0xff, 0x80, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 'h', 'e', 'l', 'l', 'o'};
+
+	esd_test_ws_client_send_raw(fx->client, header, sizeof(header));
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(fx->client, ESD_TEST_TIMEOUT_MS),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+}
+
 static void
 test_pipelining(Fixture *fx, gconstpointer user_data)
 {
@@ -692,6 +719,8 @@ main(int argc, char **argv)
 	g_test_add_func(WS_TEST "http/upgrade-unknown-path", test_upgrade_unknown_path);
 	g_test_add_func(WS_TEST "http/upgrade-readyz", test_upgrade_readyz);
 	ADD("handshake/initialize-result", test_initialize_result, NULL);
+	ADD("framing/close-one-byte", test_close_one_byte, NULL);
+	ADD("framing/length-top-bit", test_frame_length_top_bit, NULL);
 	ADD("handshake/initialize-jsonrpc-member", test_initialize_jsonrpc_member, NULL);
 	ADD("handshake/initialize-unknown-members", test_initialize_unknown_members, NULL);
 	ADD("handshake/initialize-retry", test_initialize_retry, NULL);
