@@ -137,30 +137,114 @@ erpc_base64_have_avx2(void)
 }
 #endif
 
-static gboolean
-erpc_base64_bad_symbol(const gchar *text, gsize len, gsize pad, GError **error)
+static gint
+erpc_base64_value(guchar c)
 {
-	for (gsize i = 0; i < len; i++) {
-		guchar c = (guchar)text[i];
-		if (erpc_base64_table[c] >= 0)
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/* the trailing partial quad, checked in the order the reference's decoder does */
+static gchar *
+erpc_base64_describe_suffix(const guchar *text, gsize len, gsize start)
+{
+	gsize morsels = 0;
+	gsize padding = 0;
+	gsize first_pad = 0;
+	guint64 bits = 0;
+	guchar last = 0;
+	gsize keep_bits;
+
+	for (gsize i = start; i < len; i++) {
+		guchar c = text[i];
+		if (c == '=') {
+			if ((i - start) % 4 < 2)
+				return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT
+						       ".",
+						       (guint)c,
+						       padding > 0 ? first_pad : i);
+			if (padding == 0)
+				first_pad = i;
+			padding++;
 			continue;
-		if (c == '=' && i >= len - pad)
-			continue;
-		if (c == '=')
-			g_set_error_literal(error,
-					    ERPC_ERROR,
-					    ERPC_ERROR_INVALID_PARAMS,
-					    "Invalid padding");
-		else
-			g_set_error(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
-				    (guint)c,
-				    i);
-		return FALSE;
+		}
+		if (padding > 0)
+			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+					       (guint)'=',
+					       first_pad);
+		if (erpc_base64_value(c) < 0)
+			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+					       (guint)c,
+					       i);
+		bits |= (guint64)erpc_base64_value(c) << (58 - 6 * morsels);
+		last = c;
+		morsels++;
 	}
-	return TRUE;
+	if ((padding + morsels) % 4 != 0)
+		return g_strdup("Invalid padding");
+	keep_bits = morsels * 6 / 8 * 8;
+	if (keep_bits < 64 && (bits & (G_MAXUINT64 >> keep_bits)) != 0)
+		return g_strdup_printf("Invalid last symbol %u, offset %" G_GSIZE_FORMAT ".",
+				       (guint)last,
+				       start + morsels - 1);
+	return NULL;
+}
+
+/**
+ * erpc_base64_describe_error:
+ * @text: base64 text
+ * @len: its length
+ *
+ * Describes why @text is not strict padded base64 in the words and order of
+ * the reference's decoder (Rust `base64` 0.22): a trailing odd byte first,
+ * then the first bad symbol of the complete quads, then the last quad.
+ *
+ * Returns: (transfer full) (nullable): the description, or %NULL when
+ *   @text is valid
+ *
+ * Since: 0.1
+ */
+gchar *
+erpc_base64_describe_error(const gchar *text, gsize len)
+{
+	const guchar *p = (const guchar *)text;
+	gsize rem = len % 4;
+	gsize quads;
+
+	if (rem == 1 && p[len - 1] != '=' && erpc_base64_value(p[len - 1]) < 0)
+		return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+				       (guint)p[len - 1],
+				       len - 1);
+	quads = len - rem;
+	if (rem == 0)
+		quads = quads >= 4 ? quads - 4 : 0;
+	for (gsize i = 0; i < quads; i++) {
+		if (erpc_base64_value(p[i]) < 0)
+			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
+					       (guint)p[i],
+					       i);
+	}
+	return erpc_base64_describe_suffix(p, len, quads);
+}
+
+/* the error for text the decoder refused, in the reference's words */
+static void
+erpc_base64_fail(const gchar *text, gsize len, GError **error)
+{
+	g_autofree gchar *detail = erpc_base64_describe_error(text, len);
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    detail != NULL ? detail : "Invalid base64");
 }
 
 /**
@@ -191,10 +275,7 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 	if (len == 0)
 		return g_bytes_new(NULL, 0);
 	if (len % 4 != 0) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "Invalid input length");
+		erpc_base64_fail(text, len, error);
 		return NULL;
 	}
 	if (text[len - 1] == '=')
@@ -227,7 +308,7 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 		guint32 b = erpc_base64_decode_pairs[in[i + 2] << 8 | in[i + 3]];
 		guint32 v;
 		if (G_UNLIKELY((a | b) & 0xf000)) {
-			erpc_base64_bad_symbol(text, len, pad, error);
+			erpc_base64_fail(text, len, error);
 			return NULL;
 		}
 		v = a << 12 | b;
@@ -244,16 +325,13 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 				   ? 0
 				   : erpc_base64_table[(guchar)last[j]];
 			if (v[j] < 0) {
-				erpc_base64_bad_symbol(text, len, pad, error);
+				erpc_base64_fail(text, len, error);
 				return NULL;
 			}
 		}
 		/* the bits dropped by padding must be zero, as strict decoders require */
 		if ((pad == 1 && (v[2] & 0x3) != 0) || (pad == 2 && (v[1] & 0xf) != 0)) {
-			g_set_error_literal(error,
-					    ERPC_ERROR,
-					    ERPC_ERROR_INVALID_PARAMS,
-					    "Invalid last symbol");
+			erpc_base64_fail(text, len, error);
 			return NULL;
 		}
 		*p++ = (guint8)((v[0] << 2) | (v[1] >> 4));

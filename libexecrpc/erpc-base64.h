@@ -10,4 +10,7 @@ erpc_base64_decode(const gchar *text, gsize len, gsize max_decoded, GError **err
 void
 erpc_base64_append(GString *out, const guint8 *data, gsize len);
 
+gchar *
+erpc_base64_describe_error(const gchar *text, gsize len);
+
 G_END_DECLS

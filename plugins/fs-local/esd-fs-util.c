@@ -121,95 +121,11 @@ esd_fs_path_to_uri(const gchar *path)
 	return g_string_free(out, FALSE);
 }
 
-static gint
-esd_fs_base64_value(guchar c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/* the trailing partial quad, checked in the order the reference's decoder does */
-static gchar *
-esd_fs_base64_describe_suffix(const guchar *text, gsize len, gsize start)
-{
-	gsize morsels = 0;
-	gsize padding = 0;
-	gsize first_pad = 0;
-	guint64 bits = 0;
-	guchar last = 0;
-	gsize keep_bits;
-
-	for (gsize i = start; i < len; i++) {
-		guchar c = text[i];
-		if (c == '=') {
-			if ((i - start) % 4 < 2)
-				return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT
-						       ".",
-						       (guint)c,
-						       padding > 0 ? first_pad : i);
-			if (padding == 0)
-				first_pad = i;
-			padding++;
-			continue;
-		}
-		if (padding > 0)
-			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
-					       (guint)'=',
-					       first_pad);
-		if (esd_fs_base64_value(c) < 0)
-			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
-					       (guint)c,
-					       i);
-		bits |= (guint64)esd_fs_base64_value(c) << (58 - 6 * morsels);
-		last = c;
-		morsels++;
-	}
-	if ((padding + morsels) % 4 != 0)
-		return g_strdup("Invalid padding");
-	keep_bits = morsels * 6 / 8 * 8;
-	if (keep_bits < 64 && (bits & (G_MAXUINT64 >> keep_bits)) != 0)
-		return g_strdup_printf("Invalid last symbol %u, offset %" G_GSIZE_FORMAT ".",
-				       (guint)last,
-				       start + morsels - 1);
-	return NULL;
-}
-
-/*
- * Describes why @text is not strict padded base64 in the words and order of
- * the reference's decoder (Rust `base64` 0.22): a trailing odd byte first,
- * then the first bad symbol of the complete quads, then the last quad.
- * Returns NULL when @text is valid.
- */
+/* the reference's words for invalid base64, or NULL when @text is valid */
 gchar *
 esd_fs_base64_describe_error(const gchar *text, gsize len)
 {
-	const guchar *p = (const guchar *)text;
-	gsize rem = len % 4;
-	gsize quads;
-
-	if (rem == 1 && p[len - 1] != '=' && esd_fs_base64_value(p[len - 1]) < 0)
-		return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
-				       (guint)p[len - 1],
-				       len - 1);
-	quads = len - rem;
-	if (rem == 0)
-		quads = quads >= 4 ? quads - 4 : 0;
-	for (gsize i = 0; i < quads; i++) {
-		if (esd_fs_base64_value(p[i]) < 0)
-			return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
-					       (guint)p[i],
-					       i);
-	}
-	return esd_fs_base64_describe_suffix(p, len, quads);
+	return erpc_base64_describe_error(text, len);
 }
 
 /*
@@ -279,4 +195,3 @@ esd_fs_write_all(gint fd, const guint8 *buf, gsize len, guint64 offset, GError *
 	}
 	return TRUE;
 }
-

@@ -143,7 +143,7 @@ static const HostileCase hostile_cases[] = {
     {"base64-process-write-symbol", HOSTILE_BOTH, REQ("process/write", "{\"processId\":\"p\",\"chunk\":\"QU\\nJ\",\"writeId\":\"w\"}"), -1,
      -32602, "Invalid symbol 10, offset 2."},
     {"base64-process-write-length", HOSTILE_BOTH, REQ("process/write", "{\"processId\":\"p\",\"chunk\":\"QUJD=\",\"writeId\":\"w\"}"), -1,
-     -32602, "Invalid input length"},
+     -32602, "Invalid symbol 61, offset 4."},
     {"base64-write-block-symbol", HOSTILE_BOTH, REQ("fs/writeBlock", "{\"handleId\":\"h\",\"offset\":0,\"chunk\":\"QQ=\\u00e9\"}"), -1,
      -32602, "Invalid symbol 169, offset 4."},
     {"base64-write-block-inner-padding", HOSTILE_BOTH, REQ("fs/writeBlock", "{\"handleId\":\"h\",\"offset\":0,\"chunk\":\"QQ==QQ==\"}"), -1,
