@@ -115,11 +115,18 @@ erpc_json_number_valid(const gchar *p, gsize len)
 typedef struct {
 	gsize start; /* first byte after the opening quote, or of the number */
 	gsize len;
-	gboolean clamp; /* an unsigned integer beyond i64, read as G_MAXINT64 */
+	guint clamp; /* ERPC_JSON_SPAN_* */
 } ErpcJsonSpan;
 
+/* what a span stands for */
+enum {
+	ERPC_JSON_SPAN_STRING = 0, /* a big string, kept out of json-glib */
+	ERPC_JSON_SPAN_CLAMP = 1,  /* an unsigned integer beyond i64, read as G_MAXINT64 */
+	ERPC_JSON_SPAN_FLOAT = 2,  /* an integer beyond 64 bits, read as a float, as serde does */
+};
+
 static void
-erpc_json_add_span(GArray **spans, gsize start, gsize len, gboolean clamp)
+erpc_json_add_span(GArray **spans, gsize start, gsize len, guint clamp)
 {
 	ErpcJsonSpan span = {start, len, clamp};
 	if (*spans == NULL)
@@ -171,7 +178,15 @@ erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GArray **spans,
 			return TRUE;
 		if (g_ascii_string_to_unsigned(buf, 10, 0, G_MAXUINT64, &uvalue, NULL)) {
 			if (spans != NULL)
-				erpc_json_add_span(spans, start, end - start, TRUE);
+				erpc_json_add_span(spans, start, end - start, ERPC_JSON_SPAN_CLAMP);
+			return TRUE;
+		}
+	}
+	/* beyond 64 bits: a float, so that the request is answered with its id */
+	if (spans != NULL) {
+		g_autofree gchar *token = g_strndup(data + start, end - start);
+		if (isfinite(g_ascii_strtod(token, NULL))) {
+			erpc_json_add_span(spans, start, end - start, ERPC_JSON_SPAN_FLOAT);
 			return TRUE;
 		}
 	}
@@ -618,10 +633,13 @@ _erpc_json_parse_full(const gchar *data,
 	for (guint i = 0; i < spans->len; i++) {
 		ErpcJsonSpan *span = &g_array_index(spans, ErpcJsonSpan, i);
 		g_string_append_len(reduced, data + pos, (gssize)(span->start - pos));
-		if (span->clamp) {
+		if (span->clamp == ERPC_JSON_SPAN_CLAMP) {
 			g_string_append(reduced, "9223372036854775807");
 			if (clamped != NULL)
 				*clamped = TRUE;
+		} else if (span->clamp == ERPC_JSON_SPAN_FLOAT) {
+			g_string_append_len(reduced, data + span->start, (gssize)span->len);
+			g_string_append(reduced, ".0");
 		} else {
 			g_string_append_printf(reduced, "\\u0001erpc-big-%s-%u\\u0001", nonce, i);
 			n_big++;
@@ -677,6 +695,67 @@ erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, G
 	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, NULL, error);
 }
 
+/*
+ * A float the way serde's type errors show one: the shortest digits that
+ * read back to the same value, in plain decimal notation, with a ".0" when
+ * the value is integral (`1.0`, `18446744073709552000.0`, `0.0001`).
+ */
+static gchar *
+erpc_json_float_display(gdouble value)
+{
+	gchar digits[64];
+	g_autoptr(GString) out = g_string_new(NULL);
+	const gchar *mantissa;
+	gchar *e;
+	gint exponent;
+	gint n_digits;
+	gint point;
+
+	if (!isfinite(value))
+		return g_strdup(isnan(value) ? "NaN" : value > 0 ? "inf" : "-inf");
+	/* the shortest precision that round-trips */
+	for (gint precision = 0; precision < 17; precision++) {
+		g_snprintf(digits, sizeof(digits), "%.*e", precision, value);
+		if (g_ascii_strtod(digits, NULL) == value)
+			break;
+	}
+	if (digits[0] == '-') {
+		g_string_append_c(out, '-');
+		mantissa = digits + 1;
+	} else {
+		mantissa = digits;
+	}
+	e = strchr(mantissa, 'e');
+	exponent = (gint)g_ascii_strtoll(e + 1, NULL, 10);
+	*e = '\0';
+	/* the significant digits without the point: d.ddd */
+	{
+		g_autoptr(GString) sig = g_string_new(NULL);
+		for (const gchar *c = mantissa; *c != '\0'; c++) {
+			if (*c != '.')
+				g_string_append_c(sig, *c);
+		}
+		n_digits = (gint)sig->len;
+		point = exponent + 1; /* digits before the point */
+		if (point <= 0) {
+			g_string_append(out, "0.");
+			for (gint k = 0; k < -point; k++)
+				g_string_append_c(out, '0');
+			g_string_append(out, sig->str);
+		} else if (point >= n_digits) {
+			g_string_append(out, sig->str);
+			for (gint k = n_digits; k < point; k++)
+				g_string_append_c(out, '0');
+			g_string_append(out, ".0");
+		} else {
+			g_string_append_len(out, sig->str, point);
+			g_string_append_c(out, '.');
+			g_string_append(out, sig->str + point);
+		}
+	}
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
 /**
  * erpc_json_describe:
  * @node: (nullable): a node
@@ -704,10 +783,8 @@ erpc_json_describe(JsonNode *node)
 	case G_TYPE_INT64:
 		return g_strdup_printf("integer `%" G_GINT64_FORMAT "`", json_node_get_int(node));
 	case G_TYPE_DOUBLE: {
-		gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
-		return g_strdup_printf(
-		    "floating point `%s`",
-		    g_ascii_dtostr(buf, sizeof(buf), json_node_get_double(node)));
+		g_autofree gchar *text = erpc_json_float_display(json_node_get_double(node));
+		return g_strdup_printf("floating point `%s`", text);
 	}
 	case G_TYPE_STRING: {
 		const gchar *str = json_node_get_string(node);
