@@ -364,6 +364,13 @@ main(int argc, char *argv[])
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		return EXIT_FAILURE;
 	}
+	/* listeners also bound how long a connection may take to upgrade */
+	{
+		g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT(listener_options);
+		g_variant_dict_insert(&dict, "handshake-timeout", "u", (guint32)handshake_timeout);
+		g_variant_unref(listener_options);
+		listener_options = g_variant_ref_sink(g_variant_dict_end(&dict));
+	}
 
 	g_log_set_default_handler(esd_main_log_handler, GINT_TO_POINTER(verbose));
 	esd_spawn_set_pid_namespace(pid_namespace);

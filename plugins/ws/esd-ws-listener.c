@@ -21,12 +21,15 @@
  * two small messages back to back.
  */
 
-#define ESD_WS_LISTEN_BACKLOG	 1024
+/* without a --handshake-timeout in the options */
+#define ESD_WS_REQUEST_TIMEOUT 10
+#define ESD_WS_LISTEN_BACKLOG  1024
 
 struct _EsdWsListener {
 	ErpcListener parent_instance;
 	SoupServer *server;
 	EsdWsAuth *auth;
+	guint request_timeout; /* seconds for a request's headers to arrive, 0 for no limit */
 };
 
 G_DEFINE_TYPE(EsdWsListener, esd_ws_listener, ERPC_TYPE_LISTENER)
@@ -63,7 +66,8 @@ esd_ws_listener_readyz_cb(SoupServer *server,
 	soup_server_message_set_status(msg, SOUP_STATUS_OK, NULL);
 }
 
-static void esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data);
+static void
+esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data);
 
 static gchar *
 esd_ws_listener_describe_address(GSocketAddress *address)
@@ -130,7 +134,9 @@ esd_ws_listener_root_cb(SoupServer *server,
 	/* a browser page must never reach the daemon */
 	if (soup_message_headers_get_one(headers, "Origin") != NULL) {
 		g_info("refusing a WebSocket upgrade that carries an Origin header");
-		esd_ws_listener_respond(msg, SOUP_STATUS_FORBIDDEN, "websocket origin is not allowed");
+		esd_ws_listener_respond(msg,
+					SOUP_STATUS_FORBIDDEN,
+					"websocket origin is not allowed");
 		return;
 	}
 	/* no extensions: compression costs CPU and allows bombs; a bad handshake gets its 400 */
@@ -179,14 +185,54 @@ esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data)
 	erpc_listener_emit_transport(listener, ERPC_TRANSPORT(transport));
 }
 
+static gboolean
+esd_ws_listener_request_timeout_cb(gpointer user_data)
+{
+	GSocket *socket = G_SOCKET(user_data);
+
+	g_message("dropping a connection that did not send its request in time");
+	g_socket_shutdown(socket, TRUE, TRUE, NULL);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+esd_ws_listener_destroy_source(gpointer data)
+{
+	g_source_destroy(data);
+	g_source_unref(data);
+}
+
 static void
 esd_ws_listener_request_started_cb(SoupServer *server, SoupServerMessage *msg, gpointer user_data)
 {
+	EsdWsListener *self = ESD_WS_LISTENER(user_data);
 	GSocket *socket = soup_server_message_get_socket(msg);
+	GSource *timeout;
 
-	if (socket == NULL || g_socket_get_family(socket) == G_SOCKET_FAMILY_UNIX)
+	if (socket == NULL)
 		return;
-	g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
+	if (g_socket_get_family(socket) != G_SOCKET_FAMILY_UNIX)
+		g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
+	/* slowloris: a request that never completes must not hold a connection forever */
+	if (self->request_timeout == 0)
+		return;
+	timeout = g_timeout_source_new_seconds(self->request_timeout);
+	g_source_set_callback(timeout,
+			      esd_ws_listener_request_timeout_cb,
+			      g_object_ref(socket),
+			      g_object_unref);
+	g_source_attach(timeout, NULL);
+	g_object_set_data_full(G_OBJECT(msg),
+			       "esd-request-timeout",
+			       timeout,
+			       esd_ws_listener_destroy_source);
+}
+
+/* the request is in: what follows is an answer or the upgrade */
+static void
+esd_ws_listener_request_read_cb(SoupServer *server, SoupServerMessage *msg, gpointer user_data)
+{
+	g_object_set_data(G_OBJECT(msg), "esd-request-timeout", NULL);
 }
 
 /* ws://IP:PORT or wss://IP:PORT; *tls tells which */
@@ -261,7 +307,8 @@ esd_ws_listener_load_certificate(ErpcListener *listener, GError **error)
 	return certificate;
 }
 
-/* libsoup's own listening socket has a backlog of 10: bursts of clients would wait for SYN retries */
+/* libsoup's own listening socket has a backlog of 10: bursts of clients would wait for SYN retries
+ */
 static GSocket *
 esd_ws_listener_open_socket(GInetSocketAddress *address, GError **error)
 {
@@ -301,6 +348,12 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_EXISTS, "already listening");
 		return FALSE;
 	}
+	if (erpc_listener_get_options(listener) == NULL ||
+	    !g_variant_lookup(erpc_listener_get_options(listener),
+			      "handshake-timeout",
+			      "u",
+			      &self->request_timeout))
+		self->request_timeout = ESD_WS_REQUEST_TIMEOUT;
 	g_clear_object(&self->auth);
 	self->auth = esd_ws_auth_new(erpc_listener_get_options(listener), error);
 	if (self->auth == NULL)
@@ -317,6 +370,10 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 	g_signal_connect(self->server,
 			 "request-started",
 			 G_CALLBACK(esd_ws_listener_request_started_cb),
+			 self);
+	g_signal_connect(self->server,
+			 "request-read",
+			 G_CALLBACK(esd_ws_listener_request_read_cb),
 			 self);
 	socket = esd_ws_listener_open_socket(address, error);
 	if (socket == NULL || !soup_server_listen_socket(self->server,

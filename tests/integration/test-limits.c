@@ -103,6 +103,32 @@ test_handshake_timeout(void)
 	/* a handshaken connection stays */
 	esd_test_iterate(300);
 	esd_test_peer_assert_alive(ESD_TEST_PEER(ready));
+	/* half an HTTP request: the connection is dropped too */
+	{
+		g_autoptr(GSocketClient) socket_client = g_socket_client_new();
+		g_autoptr(GSocketConnection) slow =
+		    g_socket_client_connect_to_host(socket_client,
+						    "127.0.0.1",
+						    esd_test_daemon_get_port(daemon),
+						    NULL,
+						    NULL);
+		GInputStream *in;
+		gchar buf[64];
+		const gchar *partial = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+
+		g_assert_nonnull(slow);
+		g_assert_true(
+		    g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(slow)),
+					      partial,
+					      strlen(partial),
+					      NULL,
+					      NULL,
+					      NULL));
+		in = g_io_stream_get_input_stream(G_IO_STREAM(slow));
+		g_socket_set_timeout(g_socket_connection_get_socket(slow), 4);
+		/* end of stream, not a timeout */
+		g_assert_cmpint(g_input_stream_read(in, buf, sizeof(buf), NULL, NULL), ==, 0);
+	}
 	assert_clean_exit(daemon);
 }
 
