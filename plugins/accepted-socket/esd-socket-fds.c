@@ -212,7 +212,10 @@ esd_socket_fds_take(const gchar *uri, GError **error)
 	return g_steal_pointer(&items);
 }
 
-/* `unix pid 42` or `tcp 10.0.0.1:5000`: only network peers carry an address with a port */
+/*
+ * `unix pid 42`, `unix socketpair` or `tcp 10.0.0.1:5000`: only network peers carry an
+ * address with a port, which gives them the handshake timeout and per-address limit
+ */
 gchar *
 esd_socket_fds_peer_name(GSocket *socket)
 {
@@ -223,6 +226,9 @@ esd_socket_fds_peer_name(GSocket *socket)
 		pid_t pid = -1;
 		if (credentials != NULL)
 			pid = g_credentials_get_unix_pid(credentials, NULL);
+		/* a socketpair the daemon made itself (D-Bus): its owner logs who it is for */
+		if (pid == getpid())
+			return g_strdup("unix socketpair");
 		if (pid > 0)
 			return g_strdup_printf("unix pid %d", (gint)pid);
 		return g_strdup("unix");
