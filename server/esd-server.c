@@ -420,7 +420,10 @@ esd_server_serve_socket_fd(EsdServer *self, gint fd, EsdServerConnectionFlags fl
 	}
 	connection = esd_server_add_transport_full(self, transport, flags);
 	if (connection == NULL) {
-		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_BUSY, "too many connections");
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_BUSY,
+				    "refused: too many connections, or the daemon is stopping");
 		return NULL;
 	}
 	return connection;
