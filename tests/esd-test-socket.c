@@ -80,7 +80,9 @@ esd_test_socket_peer_receive(EsdTestPeer *peer, guint timeout_ms)
 	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
 
 	for (;;) {
-		guint8 *nl = memchr(self->buffer->data, '\n', self->buffer->len);
+		guint8 *nl = self->buffer->len > 0
+				 ? memchr(self->buffer->data, '\n', self->buffer->len)
+				 : NULL;
 		if (nl != NULL) {
 			gsize len = (gsize)(nl - self->buffer->data);
 			GBytes *line = g_bytes_new(self->buffer->data, len);
