@@ -176,6 +176,78 @@ esd_dbus_service_track(EsdDBusService *self, ErpcConnection *connection, const g
 }
 
 static void
+esd_dbus_service_take_transport_cb(ErpcListener *listener,
+				   ErpcTransport *transport,
+				   gpointer user_data)
+{
+	ErpcTransport **result = user_data;
+	if (*result == NULL)
+		*result = g_object_ref(transport);
+	else
+		erpc_transport_close(transport, TRUE);
+}
+
+/*
+ * serves @fd, taken in all cases, through the `fd` transport of the
+ * accepted-socket plugin, as `--listen fd:N` would, but not as a listener:
+ * its end is no reason for the daemon to exit, and its session ends with it
+ */
+static ErpcConnection *
+esd_dbus_service_serve_fd(EsdDBusService *self, gint fd, GError **error)
+{
+	g_autofree gchar *uri = g_strdup_printf("fd:%d", fd);
+	g_autoptr(ErpcListener) listener = NULL;
+	g_autoptr(ErpcTransport) transport = NULL;
+	ErpcConnection *connection;
+	guint64 max_message_size = 0;
+	GType gtype = erpc_registry_lookup_extension(esd_server_get_registry(self->server),
+						     ERPC_EXTENSION_POINT_TRANSPORT,
+						     "fd");
+
+	if (gtype == G_TYPE_INVALID) {
+		close(fd);
+		g_set_error_literal(
+		    error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_NOT_SUPPORTED,
+		    "no transport plugin provides fd (accepted-socket is not loaded)");
+		return NULL;
+	}
+	g_object_get(self->server, "max-message-size", &max_message_size, NULL);
+	listener = g_object_new(gtype, "max-message-size", max_message_size, NULL);
+	g_signal_connect(listener,
+			 "new-transport",
+			 G_CALLBACK(esd_dbus_service_take_transport_cb),
+			 &transport);
+	/* the listener leaves @fd alone when it fails */
+	if (!erpc_listener_listen(listener, uri, error)) {
+		close(fd);
+		return NULL;
+	}
+	g_signal_handlers_disconnect_by_data(listener, &transport);
+	erpc_listener_stop(listener);
+	if (transport == NULL) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "fd %d is not a connected socket",
+			    fd);
+		return NULL;
+	}
+	connection = esd_server_add_transport_full(self->server,
+						   transport,
+						   ESD_SERVER_CONNECTION_FLAG_END_SESSION);
+	if (connection == NULL) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_BUSY,
+				    "refused: too many connections, or the daemon is stopping");
+		return NULL;
+	}
+	return connection;
+}
+
+static void
 esd_dbus_service_open(EsdDBusService *self, EsdDBusRequest *request)
 {
 	GDBusMethodInvocation *invocation = request->invocation;
@@ -194,10 +266,7 @@ esd_dbus_service_open(EsdDBusService *self, EsdDBusRequest *request)
 		return;
 	}
 	fd_list = g_unix_fd_list_new_from_array(&fds[1], 1);
-	connection = esd_server_serve_socket_fd(self->server,
-						fds[0],
-						ESD_SERVER_CONNECTION_FLAG_END_SESSION,
-						&error);
+	connection = esd_dbus_service_serve_fd(self, fds[0], &error);
 	if (connection == NULL) {
 		g_log(PROTOCOL_LOG_DOMAIN,
 		      G_LOG_LEVEL_MESSAGE,

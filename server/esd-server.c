@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <unistd.h>
 
 #include "esd-dispatcher.h"
 #include "esd-environment.h"
@@ -356,77 +355,6 @@ void
 esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
 {
 	esd_server_add_transport_full(self, transport, ESD_SERVER_CONNECTION_FLAG_NONE);
-}
-
-static void
-esd_server_take_transport_cb(ErpcListener *listener, ErpcTransport *transport, gpointer user_data)
-{
-	ErpcTransport **result = user_data;
-	if (*result == NULL)
-		*result = g_object_ref(transport);
-	else
-		erpc_transport_close(transport, TRUE);
-}
-
-/**
- * esd_server_serve_socket_fd:
- * @fd: a connected stream socket, taken in all cases
- * @flags: how the connection ends
- *
- * Serves @fd through the `fd` transport (the accepted-socket plugin), as
- * `--listen fd:N` does, without counting it as a listener.
- *
- * Returns: (transfer none): the connection, or %NULL with @error set
- */
-ErpcConnection *
-esd_server_serve_socket_fd(EsdServer *self, gint fd, EsdServerConnectionFlags flags, GError **error)
-{
-	g_autofree gchar *uri = g_strdup_printf("fd:%d", fd);
-	g_autoptr(ErpcListener) listener = NULL;
-	g_autoptr(ErpcTransport) transport = NULL;
-	ErpcConnection *connection;
-	GType gtype;
-
-	g_return_val_if_fail(ESD_IS_SERVER(self), NULL);
-	gtype =
-	    erpc_registry_lookup_extension(self->registry, ERPC_EXTENSION_POINT_TRANSPORT, "fd");
-	if (gtype == G_TYPE_INVALID) {
-		close(fd);
-		g_set_error_literal(
-		    error,
-		    ERPC_ERROR,
-		    ERPC_ERROR_NOT_SUPPORTED,
-		    "no transport plugin provides fd (accepted-socket is not loaded)");
-		return NULL;
-	}
-	listener = g_object_new(gtype, "max-message-size", self->max_message_size, NULL);
-	g_signal_connect(listener,
-			 "new-transport",
-			 G_CALLBACK(esd_server_take_transport_cb),
-			 &transport);
-	if (!erpc_listener_listen(listener, uri, error)) {
-		close(fd);
-		return NULL;
-	}
-	g_signal_handlers_disconnect_by_data(listener, &transport);
-	erpc_listener_stop(listener);
-	if (transport == NULL) {
-		g_set_error(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_INVALID_PARAMS,
-			    "fd %d is not a connected socket",
-			    fd);
-		return NULL;
-	}
-	connection = esd_server_add_transport_full(self, transport, flags);
-	if (connection == NULL) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_BUSY,
-				    "refused: too many connections, or the daemon is stopping");
-		return NULL;
-	}
-	return connection;
 }
 
 /**

@@ -40,11 +40,6 @@ ErpcConnection *
 esd_server_add_transport_full(EsdServer *self,
 			      ErpcTransport *transport,
 			      EsdServerConnectionFlags flags);
-ErpcConnection *
-esd_server_serve_socket_fd(EsdServer *self,
-			   gint fd,
-			   EsdServerConnectionFlags flags,
-			   GError **error);
 gboolean
 esd_server_is_idle(EsdServer *self);
 void
