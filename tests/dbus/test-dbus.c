@@ -499,6 +499,37 @@ test_idle_exit(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpint(gone_at - closed_at, >=, 3 * G_USEC_PER_SEC / 2);
 }
 
+/* the name is requested without queueing: a second instance exits at once */
+static void
+test_second_instance(Fixture *fx, gconstpointer user_data)
+{
+	const gchar *args[] = {"--dbus", NULL};
+	g_autofree gchar *env_address = NULL;
+	g_autofree gchar *log_path = NULL;
+	g_autofree gchar *log = NULL;
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+	g_autoptr(GSubprocess) second = NULL;
+
+	if (fx->bus == NULL)
+		return;
+	peer = open_peer(fx->connection);
+	env_address = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", fx->address);
+	log_path = g_build_filename(fx->dir, "second.log", NULL);
+	second = esd_test_spawn_daemon_with_fd(args,
+					       -1,
+					       ESD_TEST_FD_PLAIN,
+					       (const gchar *const[]){env_address, NULL},
+					       log_path);
+	g_assert_cmpint(esd_test_subprocess_wait(second, WAIT_MS), ==, 1);
+	g_assert_true(g_file_get_contents(log_path, &log, NULL, NULL));
+	if (strstr(log, "cannot own " BUS_NAME " on the session bus: another process has it") ==
+	    NULL)
+		g_error("unexpected output of the second instance:\n%s", log);
+	/* the first one goes on serving */
+	esd_test_scenario_echo_hi(ESD_TEST_PEER(peer));
+	esd_test_socket_peer_close(peer);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -532,6 +563,12 @@ main(int argc, char **argv)
 		   NULL,
 		   fixture_setup,
 		   test_socket_closed,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "second-instance",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_second_instance,
 		   fixture_teardown);
 	g_test_add(DBUS_TEST "idle-exit",
 		   Fixture,
