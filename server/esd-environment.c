@@ -81,27 +81,46 @@ esd_environment_add_shell(JsonBuilder *builder)
 	json_builder_end_object(builder);
 }
 
-static void
-esd_environment_add_capabilities(JsonBuilder *builder, ErpcRegistry *registry)
+/**
+ * esd_environment_foreach_capability:
+ * @func: called with each capability flag and whether it is on
+ *
+ * Walks the capability flags of environmentInfo: every flag of the protocol,
+ * in the order the reference sends them, true only when a plugin registered
+ * it; then the capabilities of third-party plugins, sorted, all true.
+ */
+void
+esd_environment_foreach_capability(ErpcRegistry *registry,
+				   EsdEnvironmentCapabilityFunc func,
+				   gpointer user_data)
 {
 	g_autoptr(GPtrArray) registered = erpc_registry_list_capabilities(registry, NULL);
 
-	json_builder_set_member_name(builder, "capabilities");
-	json_builder_begin_object(builder);
 	for (guint i = 0; esd_environment_known_capabilities[i] != NULL; i++) {
 		const gchar *name = esd_environment_known_capabilities[i];
-		json_builder_set_member_name(builder, name);
-		json_builder_add_boolean_value(builder,
-					       erpc_registry_get_capability_version(registry, name) > 0);
+		func(name, erpc_registry_get_capability_version(registry, name) > 0, user_data);
 	}
-	/* capabilities of third-party plugins follow, sorted */
 	for (guint i = 0; i < registered->len; i++) {
 		const gchar *name = g_ptr_array_index(registered, i);
-		if (g_strv_contains(esd_environment_known_capabilities, name))
-			continue;
-		json_builder_set_member_name(builder, name);
-		json_builder_add_boolean_value(builder, TRUE);
+		if (!g_strv_contains(esd_environment_known_capabilities, name))
+			func(name, TRUE, user_data);
 	}
+}
+
+static void
+esd_environment_add_capability_cb(const gchar *name, gboolean enabled, gpointer user_data)
+{
+	JsonBuilder *builder = user_data;
+	json_builder_set_member_name(builder, name);
+	json_builder_add_boolean_value(builder, enabled);
+}
+
+static void
+esd_environment_add_capabilities(JsonBuilder *builder, ErpcRegistry *registry)
+{
+	json_builder_set_member_name(builder, "capabilities");
+	json_builder_begin_object(builder);
+	esd_environment_foreach_capability(registry, esd_environment_add_capability_cb, builder);
 	json_builder_end_object(builder);
 }
 

@@ -10,4 +10,12 @@ esd_environment_build_info(ErpcRegistry *registry);
 gchar *
 esd_environment_path_to_uri(const gchar *path);
 
+typedef void (*EsdEnvironmentCapabilityFunc)(const gchar *name,
+					     gboolean enabled,
+					     gpointer user_data);
+void
+esd_environment_foreach_capability(ErpcRegistry *registry,
+				   EsdEnvironmentCapabilityFunc func,
+				   gpointer user_data);
+
 G_END_DECLS

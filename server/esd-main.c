@@ -12,6 +12,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "esd-activation.h"
+#include "esd-dbus-service.h"
 #include "esd-listener-options.h"
 #include "esd-server.h"
 #include "esd-spawn.h"
@@ -20,6 +22,7 @@ typedef struct {
 	GMainLoop *loop;
 	EsdServer *server;
 	gint exit_code;
+	gboolean dbus;
 } EsdMain;
 
 static gboolean
@@ -34,7 +37,17 @@ esd_main_signal_cb(gpointer user_data)
 static void
 esd_main_finished_cb(EsdServer *server, EsdMain *self)
 {
+	/* on the bus, new connections still come through OpenConnection */
+	if (self->dbus)
+		return;
 	g_debug("no listener left, exiting");
+	g_main_loop_quit(self->loop);
+}
+
+static void
+esd_main_dbus_quit_cb(EsdDBusService *service, gint exit_code, EsdMain *self)
+{
+	self->exit_code = exit_code;
 	g_main_loop_quit(self->loop);
 }
 
@@ -149,6 +162,8 @@ main(int argc, char *argv[])
 	gboolean list_plugins = FALSE;
 	gboolean verbose = FALSE;
 	gboolean pid_namespace = FALSE;
+	gboolean dbus = FALSE;
+	gint idle_timeout = 60;
 	gboolean from_build_tree;
 	gint concurrent_requests = 1;
 	gint session_grace = 80;
@@ -173,6 +188,7 @@ main(int argc, char *argv[])
 	g_autoptr(GError) error = NULL;
 	g_autoptr(EsdServer) server = NULL;
 	g_autoptr(GMainLoop) loop = NULL;
+	g_autoptr(EsdDBusService) dbus_service = NULL;
 	const GOptionEntry entries[] = {
 	    {"listen",
 	     'l',
@@ -180,9 +196,26 @@ main(int argc, char *argv[])
 	     G_OPTION_ARG_STRING_ARRAY,
 	     &listen,
 	     /* TRANSLATORS: --listen */
-	     N_("Where to accept connections: ws://IP:PORT, wss://IP:PORT or stdio (default "
+	     N_("Where to accept connections: ws://IP:PORT, wss://IP:PORT, stdio, fd:N (a "
+		"connected or listening socket) or systemd (socket activation) (default "
 		"ws://127.0.0.1:0)"),
 	     "URL"},
+	    {"dbus",
+	     0,
+	     0,
+	     G_OPTION_ARG_NONE,
+	     &dbus,
+	     /* TRANSLATORS: --dbus */
+	     N_("Own dev.execserverd.ExecServer1 on the session bus (D-Bus activation)"),
+	     NULL},
+	    {"idle-timeout",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &idle_timeout,
+	     N_("With --dbus, exit after this long without connections, processes or resumable "
+		"sessions, 0 never (default 60)"),
+	     "SECONDS"},
 	    {"plugins-dir",
 	     0,
 	     0,
@@ -348,14 +381,19 @@ main(int argc, char *argv[])
 			   g_get_prgname());
 		return EXIT_FAILURE;
 	}
+	if (idle_timeout < 0) {
+		g_printerr(_("%s: --idle-timeout must not be negative\n"), g_get_prgname());
+		return EXIT_FAILURE;
+	}
 	if (argc > 1) {
 		g_printerr(_("%s: unexpected argument %s\n"), g_get_prgname(), argv[1]);
 		return EXIT_FAILURE;
 	}
-	if (listen == NULL || listen[0] == NULL) {
+	/* systemd's sockets are served whenever they are passed; ws only by default */
+	{
+		GStrv uris = esd_activation_listen_uris((const gchar *const *)listen, dbus);
 		g_strfreev(listen);
-		listen = g_new0(gchar *, 2);
-		listen[0] = g_strdup("ws://127.0.0.1:0");
+		listen = uris;
 	}
 	/* secrets are read now, once; errors name the file, never its content */
 	listener_options =
@@ -427,6 +465,7 @@ main(int argc, char *argv[])
 	loop = g_main_loop_new(NULL, FALSE);
 	self.loop = loop;
 	self.server = server;
+	self.dbus = dbus;
 	g_signal_connect(server, "finished", G_CALLBACK(esd_main_finished_cb), &self);
 	g_unix_signal_add(SIGTERM, esd_main_signal_cb, &self);
 	g_unix_signal_add(SIGINT, esd_main_signal_cb, &self);
@@ -444,7 +483,13 @@ main(int argc, char *argv[])
 			fflush(stdout);
 		}
 	}
+	if (dbus) {
+		dbus_service = esd_dbus_service_new(server, (guint)idle_timeout);
+		g_signal_connect(dbus_service, "quit", G_CALLBACK(esd_main_dbus_quit_cb), &self);
+		esd_dbus_service_start(dbus_service);
+	}
 	g_main_loop_run(loop);
+	g_clear_object(&dbus_service);
 	esd_server_shutdown(server);
 	return self.exit_code;
 }

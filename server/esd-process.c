@@ -597,11 +597,22 @@ esd_process_report_cb(gint fd, GIOCondition condition, gpointer user_data)
 	return G_SOURCE_CONTINUE;
 }
 
+/* supervisors not yet reaped, whichever session they belonged to; main thread only */
+static guint esd_process_n_running = 0;
+
+/* for idle exit: commands of ended sessions count until their supervisor is reaped */
+guint
+esd_process_get_n_running(void)
+{
+	return esd_process_n_running;
+}
+
 static void
 esd_process_child_watch_cb(GPid pid, gint status, gpointer user_data)
 {
 	EsdProcess *self = ESD_PROCESS(user_data);
 
+	esd_process_n_running--;
 	self->reaped = TRUE;
 	self->child_watch = 0;
 	g_spawn_close_pid(pid);
@@ -658,6 +669,7 @@ esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **err
 	/* the watch keeps the object until the supervisor is reaped */
 	self->child_watch =
 	    g_child_watch_add(self->pid, esd_process_child_watch_cb, g_object_ref(self));
+	esd_process_n_running++;
 	return TRUE;
 }
 

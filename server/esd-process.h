@@ -40,5 +40,7 @@ void
 esd_process_interrupt(EsdProcess *self);
 gboolean
 esd_process_terminate(EsdProcess *self);
+guint
+esd_process_get_n_running(void);
 
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include "esd-environment.h"
 #include "esd-expiry-queue.h"
 #include "esd-process-methods.h"
+#include "esd-process.h"
 #include "esd-server.h"
 #include "esd-session.h"
 
@@ -21,7 +22,7 @@ struct _EsdServer {
 	ErpcRegistry *registry;
 	EsdPluginLoader *loader;
 	GPtrArray *listeners;	    /* of ErpcListener */
-	GHashTable *dispatchers;    /* of EsdDispatcher */
+	GHashTable *dispatchers;    /* EsdDispatcher → EsdServerConnectionFlags */
 	GHashTable *sessions;	    /* id → EsdSession */
 	EsdExpiryQueue *expiries;   /* detached sessions */
 	gchar *environment_info;    /* serialized EnvironmentInfo */
@@ -47,7 +48,7 @@ enum {
 	PROP_MAX_RETAINED_OUTPUT,
 	PROP_LAST
 };
-enum { SIGNAL_FINISHED, SIGNAL_LAST };
+enum { SIGNAL_FINISHED, SIGNAL_CHANGED, SIGNAL_LAST };
 
 static GParamSpec *esd_server_props[PROP_LAST] = {NULL};
 static guint esd_server_signals[SIGNAL_LAST] = {0};
@@ -78,6 +79,19 @@ esd_server_expire_cb(gpointer item, gpointer user_data)
 	g_autofree gchar *id = g_strdup(esd_session_get_id(session));
 
 	g_info("session %s expired; its processes are terminated", id);
+	esd_session_terminate_all(session);
+	g_hash_table_remove(self->sessions, id);
+	g_signal_emit(self, esd_server_signals[SIGNAL_CHANGED], 0);
+}
+
+/* a connection that may not leave its session behind: the processes end now */
+static void
+esd_server_session_ended(EsdServer *self, EsdSession *session)
+{
+	g_autofree gchar *id = g_strdup(esd_session_get_id(session));
+
+	g_info("session %s ended with its connection; its processes are terminated", id);
+	esd_session_detach(session);
 	esd_session_terminate_all(session);
 	g_hash_table_remove(self->sessions, id);
 }
@@ -227,14 +241,21 @@ esd_server_dispatcher_closed_cb(EsdDispatcher *dispatcher, EsdServer *self)
 {
 	ErpcConnection *connection = esd_dispatcher_get_connection(dispatcher);
 	EsdSession *session = esd_dispatcher_get_session(dispatcher);
+	EsdServerConnectionFlags flags =
+	    GPOINTER_TO_UINT(g_hash_table_lookup(self->dispatchers, dispatcher));
 
 	g_info("connection %" G_GUINT64_FORMAT " (%s) closed",
 	       erpc_connection_get_id(connection),
 	       erpc_connection_get_peer(connection));
-	if (session != NULL && esd_session_get_connection(session) == connection)
-		esd_server_session_detached(self, session);
+	if (session != NULL && esd_session_get_connection(session) == connection) {
+		if (flags & ESD_SERVER_CONNECTION_FLAG_END_SESSION)
+			esd_server_session_ended(self, session);
+		else
+			esd_server_session_detached(self, session);
+	}
 	esd_plugin_loader_connection_closed(self->loader, connection);
 	g_hash_table_remove(self->dispatchers, dispatcher);
+	g_signal_emit(self, esd_server_signals[SIGNAL_CHANGED], 0);
 }
 
 /* the address part of a network peer ("websocket 10.0.0.1:5000" → "10.0.0.1"), or NULL */
@@ -290,9 +311,19 @@ esd_server_admit(EsdServer *self, ErpcTransport *transport)
 	return FALSE;
 }
 
-/* serves one connected transport, from a listener or handed over directly */
-void
-esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
+/**
+ * esd_server_add_transport_full:
+ * @flags: how the connection ends
+ *
+ * Serves one connected transport, from a listener or handed over directly.
+ *
+ * Returns: (transfer none) (nullable): the connection, owned by the server
+ *   until it closes, or %NULL when it was refused and closed
+ */
+ErpcConnection *
+esd_server_add_transport_full(EsdServer *self,
+			      ErpcTransport *transport,
+			      EsdServerConnectionFlags flags)
 {
 	g_autoptr(ErpcConnection) connection = NULL;
 	g_autofree gchar *host = NULL;
@@ -300,7 +331,7 @@ esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
 
 	if (self->shutting_down || !esd_server_admit(self, transport)) {
 		erpc_transport_close(transport, TRUE);
-		return;
+		return NULL;
 	}
 	connection =
 	    erpc_connection_new(transport, self->max_message_size, self->limits.max_json_depth);
@@ -312,10 +343,33 @@ esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
 				  host != NULL ? self->limits.handshake_timeout : 0,
 				  self->limits.max_pending_requests);
 	g_signal_connect(dispatcher, "closed", G_CALLBACK(esd_server_dispatcher_closed_cb), self);
-	g_hash_table_add(self->dispatchers, dispatcher);
+	g_hash_table_insert(self->dispatchers, dispatcher, GUINT_TO_POINTER(flags));
 	g_info("connection %" G_GUINT64_FORMAT " from %s",
 	       erpc_connection_get_id(connection),
 	       erpc_transport_get_peer(transport));
+	g_signal_emit(self, esd_server_signals[SIGNAL_CHANGED], 0);
+	return connection;
+}
+
+/* serves one connected transport, from a listener or handed over directly */
+void
+esd_server_add_transport(EsdServer *self, ErpcTransport *transport)
+{
+	esd_server_add_transport_full(self, transport, ESD_SERVER_CONNECTION_FLAG_NONE);
+}
+
+/**
+ * esd_server_is_idle:
+ *
+ * Returns: %TRUE with no connection, no session (attached or resumable) and
+ *   no command still running; #EsdServer::changed tells when to ask again
+ */
+gboolean
+esd_server_is_idle(EsdServer *self)
+{
+	g_return_val_if_fail(ESD_IS_SERVER(self), FALSE);
+	return g_hash_table_size(self->dispatchers) == 0 &&
+	       g_hash_table_size(self->sessions) == 0 && esd_process_get_n_running() == 0;
 }
 
 static void
@@ -333,17 +387,20 @@ esd_server_listener_finished_cb(ErpcListener *listener, EsdServer *self)
 		g_signal_emit(self, esd_server_signals[SIGNAL_FINISHED], 0);
 }
 
+/* `ws://…` → ws, `fd:3` → fd, a bare word (`stdio`, `systemd`) is its own scheme */
 static gchar *
 esd_server_scheme_for_uri(const gchar *uri)
 {
-	const gchar *colon;
+	const gchar *colon = strchr(uri, ':');
+	gsize len = colon != NULL ? (gsize)(colon - uri) : strlen(uri);
 
-	if (g_strcmp0(uri, "stdio") == 0)
-		return g_strdup("stdio");
-	colon = strstr(uri, "://");
-	if (colon == NULL)
+	if (len == 0 || !g_ascii_isalpha(uri[0]))
 		return NULL;
-	return g_ascii_strdown(uri, colon - uri);
+	for (gsize i = 1; i < len; i++) {
+		if (!g_ascii_isalnum(uri[i]) && uri[i] != '+' && uri[i] != '-' && uri[i] != '.')
+			return NULL;
+	}
+	return g_ascii_strdown(uri, (gssize)len);
 }
 
 /**
@@ -375,7 +432,8 @@ esd_server_listen(EsdServer *self, const gchar *uri, GError **error)
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_INVALID_PARAMS,
-			    "unsupported --listen URL %s; expected ws://IP:PORT or stdio",
+			    "unsupported --listen URL %s; expected ws://IP:PORT, stdio, fd:N or "
+			    "systemd",
 			    uri);
 		return NULL;
 	}
@@ -600,6 +658,16 @@ esd_server_class_init(EsdServerClass *klass)
 							   NULL,
 							   G_TYPE_NONE,
 							   0);
+	/* a connection came or went, or a session ended: esd_server_is_idle() may have changed */
+	esd_server_signals[SIGNAL_CHANGED] = g_signal_new("changed",
+							  G_TYPE_FROM_CLASS(klass),
+							  G_SIGNAL_RUN_LAST,
+							  0,
+							  NULL,
+							  NULL,
+							  NULL,
+							  G_TYPE_NONE,
+							  0);
 }
 
 EsdServer *

@@ -25,6 +25,25 @@ ErpcListener *
 esd_server_listen(EsdServer *self, const gchar *uri, GError **error);
 void
 esd_server_add_transport(EsdServer *self, ErpcTransport *transport);
+
+/**
+ * EsdServerConnectionFlags:
+ * @ESD_SERVER_CONNECTION_FLAG_NONE: the session stays resumable for
+ *   `--session-grace` after the connection closes
+ * @ESD_SERVER_CONNECTION_FLAG_END_SESSION: the session ends with the
+ *   connection, and its processes with it (D-Bus connections)
+ */
+typedef enum {
+	ESD_SERVER_CONNECTION_FLAG_NONE = 0,
+	ESD_SERVER_CONNECTION_FLAG_END_SESSION = 1 << 0,
+} EsdServerConnectionFlags;
+
+ErpcConnection *
+esd_server_add_transport_full(EsdServer *self,
+			      ErpcTransport *transport,
+			      EsdServerConnectionFlags flags);
+gboolean
+esd_server_is_idle(EsdServer *self);
 void
 esd_server_shutdown(EsdServer *self);
 

@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <gio/gunixfdlist.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "esd-test-socket.h"
+
+/*
+ * `execserverd --dbus` as the session bus starts it. Every test runs a
+ * private dbus-daemon whose only service directory holds the build tree's
+ * dev.execserverd.ExecServer1.service, with extra arguments added to its
+ * Exec line; the first call to the name activates the daemon. The bus's
+ * output, which the activated daemon inherits, goes to a file that must show
+ * no warning.
+ */
+
+#define DBUS_TEST "/execserverd/integration/dbus/"
+#define BUS_NAME  "dev.execserverd.ExecServer1"
+#define BUS_PATH  "/dev/execserverd/ExecServer1"
+#define BUS_IFACE "dev.execserverd.ExecServer1"
+#define WAIT_MS	  5000
+/* activation under valgrind or ASan takes a while */
+#define CALL_TIMEOUT_MS 30000
+
+typedef struct {
+	gchar *dir;
+	gchar *address;
+	gchar *log;
+	GSubprocess *bus;
+	GDBusConnection *connection;
+} Fixture;
+
+static const gchar *const default_args = "--verbose";
+static const gchar *const idle_args = "--verbose --idle-timeout 2";
+
+static void
+fixture_child_setup(gpointer user_data)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+}
+
+/* the build tree's service file with @args added to its Exec line */
+static void
+fixture_write_service(Fixture *fx, const gchar *args)
+{
+	const gchar *source = g_getenv("ESD_TEST_DBUS_SERVICE");
+	g_autofree gchar *text = NULL;
+	g_autofree gchar *services = g_build_filename(fx->dir, "services", NULL);
+	g_autofree gchar *path = NULL;
+	g_auto(GStrv) lines = NULL;
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autoptr(GError) error = NULL;
+
+	g_assert_nonnull(source);
+	g_assert_true(g_file_get_contents(source, &text, NULL, &error));
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		g_string_append(out, lines[i]);
+		if (g_str_has_prefix(lines[i], "Exec="))
+			g_string_append_printf(out, " %s", args);
+		if (lines[i + 1] != NULL)
+			g_string_append_c(out, '\n');
+	}
+	g_assert_cmpint(g_mkdir_with_parents(services, 0700), ==, 0);
+	path = g_build_filename(services, BUS_NAME ".service", NULL);
+	g_assert_true(g_file_set_contents(path, out->str, -1, &error));
+}
+
+static void
+fixture_write_config(Fixture *fx)
+{
+	g_autofree gchar *path = g_build_filename(fx->dir, "bus.conf", NULL);
+	g_autofree gchar *config = NULL;
+	g_autoptr(GError) error = NULL;
+
+	config = g_strdup_printf(
+	    "<!DOCTYPE busconfig PUBLIC \"-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN\"\n"
+	    " \"http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd\">\n"
+	    "<busconfig>\n"
+	    "  <type>session</type>\n"
+	    "  <listen>unix:path=%s/bus</listen>\n"
+	    "  <auth>EXTERNAL</auth>\n"
+	    "  <servicedir>%s/services</servicedir>\n"
+	    "  <policy context=\"default\">\n"
+	    "    <allow send_destination=\"*\" eavesdrop=\"true\"/>\n"
+	    "    <allow eavesdrop=\"true\"/>\n"
+	    "    <allow own=\"*\"/>\n"
+	    "  </policy>\n"
+	    "</busconfig>\n",
+	    fx->dir,
+	    fx->dir);
+	g_assert_true(g_file_set_contents(path, config, -1, &error));
+}
+
+static void
+fixture_setup(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *dbus_daemon = g_find_program_in_path("dbus-daemon");
+	g_autofree gchar *config_arg = NULL;
+	g_autoptr(GSubprocessLauncher) launcher = NULL;
+	g_autoptr(GDataInputStream) out = NULL;
+	g_autofree gchar *printed = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (dbus_daemon == NULL) {
+		g_test_skip("dbus-daemon is not installed (Debian: dbus-daemon)");
+		return;
+	}
+	fx->dir = g_dir_make_tmp("esd-dbus-XXXXXX", &error);
+	g_assert_no_error(error);
+	fx->address = g_strdup_printf("unix:path=%s/bus", fx->dir);
+	fx->log = g_build_filename(fx->dir, "bus.log", NULL);
+	fixture_write_service(fx, user_data != NULL ? user_data : default_args);
+	fixture_write_config(fx);
+
+	config_arg = g_strdup_printf("--config-file=%s/bus.conf", fx->dir);
+	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+	/* the activated daemon inherits the bus's environment and output */
+	g_subprocess_launcher_setenv(launcher, "DBUS_SESSION_BUS_ADDRESS", fx->address, TRUE);
+	g_subprocess_launcher_set_stderr_file_path(launcher, fx->log);
+	g_subprocess_launcher_set_child_setup(launcher, fixture_child_setup, NULL, NULL);
+	fx->bus = g_subprocess_launcher_spawn(launcher,
+					      &error,
+					      dbus_daemon,
+					      config_arg,
+					      "--nofork",
+					      "--print-address",
+					      NULL);
+	g_assert_no_error(error);
+	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(fx->bus));
+	printed = g_data_input_stream_read_line(out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(printed);
+	fx->connection = g_dbus_connection_new_for_address_sync(
+	    fx->address,
+	    G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+		G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+	    NULL,
+	    NULL,
+	    &error);
+	g_assert_no_error(error);
+}
+
+static GVariant *
+bus_call(GDBusConnection *connection, const gchar *method, GVariant *args, const gchar *reply_type)
+{
+	g_autoptr(GError) error = NULL;
+	GVariant *reply = g_dbus_connection_call_sync(connection,
+						      "org.freedesktop.DBus",
+						      "/org/freedesktop/DBus",
+						      "org.freedesktop.DBus",
+						      method,
+						      args,
+						      G_VARIANT_TYPE(reply_type),
+						      G_DBUS_CALL_FLAGS_NONE,
+						      WAIT_MS,
+						      NULL,
+						      &error);
+	g_assert_no_error(error);
+	return reply;
+}
+
+static gboolean
+fixture_name_has_owner(Fixture *fx)
+{
+	g_autoptr(GVariant) reply =
+	    bus_call(fx->connection, "NameHasOwner", g_variant_new("(s)", BUS_NAME), "(b)");
+	gboolean owned = FALSE;
+	g_variant_get(reply, "(b)", &owned);
+	return owned;
+}
+
+static guint32
+fixture_daemon_pid(Fixture *fx)
+{
+	g_autoptr(GVariant) reply = bus_call(fx->connection,
+					     "GetConnectionUnixProcessID",
+					     g_variant_new("(s)", BUS_NAME),
+					     "(u)");
+	guint32 pid = 0;
+	g_variant_get(reply, "(u)", &pid);
+	return pid;
+}
+
+/* gone, or a zombie nobody reaped yet */
+static gboolean
+pid_is_gone(guint32 pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%u/stat", pid);
+	g_autofree gchar *stat = NULL;
+	const gchar *paren;
+
+	if (!g_file_get_contents(path, &stat, NULL, NULL))
+		return TRUE;
+	paren = strrchr(stat, ')');
+	return paren != NULL && paren[1] == ' ' && paren[2] == 'Z';
+}
+
+static void
+remove_tree(const gchar *dir)
+{
+	g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
+	const gchar *name;
+
+	while (handle != NULL && (name = g_dir_read_name(handle)) != NULL) {
+		g_autofree gchar *path = g_build_filename(dir, name, NULL);
+		if (g_file_test(path, G_FILE_TEST_IS_DIR))
+			remove_tree(path);
+		else
+			g_unlink(path);
+	}
+	g_rmdir(dir);
+}
+
+/* the daemon loses the bus with the bus, and exits */
+static void
+fixture_teardown(Fixture *fx, gconstpointer user_data)
+{
+	guint32 pid = 0;
+
+	if (fx->bus == NULL)
+		return;
+	if (fixture_name_has_owner(fx))
+		pid = fixture_daemon_pid(fx);
+	g_dbus_connection_close_sync(fx->connection, NULL, NULL);
+	g_clear_object(&fx->connection);
+	g_subprocess_send_signal(fx->bus, SIGTERM);
+	esd_test_subprocess_wait(fx->bus, WAIT_MS);
+	g_clear_object(&fx->bus);
+	if (pid != 0)
+		ESD_WAIT_UNTIL(pid_is_gone(pid), WAIT_MS);
+	g_assert_cmpuint(esd_test_log_count_problems(fx->log), ==, 0);
+	remove_tree(fx->dir);
+	g_free(fx->dir);
+	g_free(fx->address);
+	g_free(fx->log);
+}
+
+/* OpenConnection; the fd, or -1 with @error set */
+static gint
+open_connection(GDBusConnection *connection, GVariant *options, GError **error)
+{
+	g_autoptr(GUnixFDList) fds = NULL;
+	g_autoptr(GVariant) reply = NULL;
+	gint32 handle = -1;
+
+	reply = g_dbus_connection_call_with_unix_fd_list_sync(connection,
+							      BUS_NAME,
+							      BUS_PATH,
+							      BUS_IFACE,
+							      "OpenConnection",
+							      g_variant_new("(@a{sv})", options),
+							      G_VARIANT_TYPE("(h)"),
+							      G_DBUS_CALL_FLAGS_NONE,
+							      CALL_TIMEOUT_MS,
+							      NULL,
+							      &fds,
+							      NULL,
+							      error);
+	if (reply == NULL)
+		return -1;
+	g_variant_get(reply, "(h)", &handle);
+	g_assert_nonnull(fds);
+	g_assert_cmpint(g_unix_fd_list_get_length(fds), ==, 1);
+	return g_unix_fd_list_get(fds, handle, error);
+}
+
+static EsdTestSocketPeer *
+open_peer(GDBusConnection *connection)
+{
+	g_autoptr(GError) error = NULL;
+	gint fd = open_connection(connection, g_variant_new("a{sv}", NULL), &error);
+
+	g_assert_no_error(error);
+	return esd_test_socket_peer_new(fd);
+}
+
+/* the first call activates the daemon; the fd carries a whole exchange */
+static void
+test_activation(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+
+	if (fx->bus == NULL)
+		return;
+	g_assert_false(fixture_name_has_owner(fx));
+	peer = open_peer(fx->connection);
+	g_assert_true(fixture_name_has_owner(fx));
+	esd_test_scenario_echo_hi(ESD_TEST_PEER(peer));
+	esd_test_socket_peer_close(peer);
+}
+
+static GVariant *
+get_property(Fixture *fx, const gchar *name)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariant) reply =
+	    g_dbus_connection_call_sync(fx->connection,
+					BUS_NAME,
+					BUS_PATH,
+					"org.freedesktop.DBus.Properties",
+					"Get",
+					g_variant_new("(ss)", BUS_IFACE, name),
+					G_VARIANT_TYPE("(v)"),
+					G_DBUS_CALL_FLAGS_NONE,
+					CALL_TIMEOUT_MS,
+					NULL,
+					&error);
+	GVariant *value = NULL;
+
+	g_assert_no_error(error);
+	g_variant_get(reply, "(v)", &value);
+	return value;
+}
+
+/* Version is the daemon's; Capabilities is environmentInfo.capabilities */
+static void
+test_properties(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GVariant) version = NULL;
+	g_autoptr(GVariant) capabilities = NULL;
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	g_autoptr(GString) json = g_string_new("{");
+	GVariantIter iter;
+	const gchar *name;
+	gboolean enabled;
+
+	if (fx->bus == NULL)
+		return;
+	version = get_property(fx, "Version");
+	g_assert_cmpstr(g_variant_get_type_string(version), ==, "s");
+	g_assert_cmpstr(g_variant_get_string(version, NULL), ==, PACKAGE_VERSION);
+	capabilities = get_property(fx, "Capabilities");
+	g_assert_cmpstr(g_variant_get_type_string(capabilities), ==, "a{sb}");
+	g_assert_cmpuint(g_variant_n_children(capabilities), >, 0);
+	g_variant_iter_init(&iter, capabilities);
+	while (g_variant_iter_next(&iter, "{&sb}", &name, &enabled))
+		g_string_append_printf(json,
+				       "%s\"%s\":%s",
+				       json->len > 1 ? "," : "",
+				       name,
+				       enabled ? "true" : "false");
+	g_string_append_c(json, '}');
+
+	peer = open_peer(fx->connection);
+	reply = esd_test_peer_call(
+	    ESD_TEST_PEER(peer),
+	    "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"t\"}}");
+	esd_assert_json_node_eq(esd_test_json_get(reply, "result.environmentInfo.capabilities"),
+				json->str);
+	esd_test_socket_peer_close(peer);
+}
+
+static void
+assert_invalid_args(GDBusConnection *connection, GVariant *options, const gchar *pattern)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *remote = NULL;
+
+	g_assert_cmpint(open_connection(connection, options, &error), ==, -1);
+	g_assert_nonnull(error);
+	remote = g_dbus_error_get_remote_error(error);
+	g_assert_cmpstr(remote, ==, "org.freedesktop.DBus.Error.InvalidArgs");
+	if (!g_pattern_match_simple(pattern, error->message))
+		g_error("unexpected error: %s", error->message);
+}
+
+/* unknown keys are ignored; a known key of the wrong type is refused */
+static void
+test_options(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GVariantBuilder) good = g_variant_builder_new(G_VARIANT_TYPE("a{sv}"));
+	g_autoptr(GVariantBuilder) bad = g_variant_builder_new(G_VARIANT_TYPE("a{sv}"));
+	g_autoptr(GVariantBuilder) long_name = g_variant_builder_new(G_VARIANT_TYPE("a{sv}"));
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+	g_autofree gchar *too_long = g_strnfill(257, 'x');
+	g_autofree gchar *session_id = NULL;
+	gint fd;
+
+	if (fx->bus == NULL)
+		return;
+	g_variant_builder_add(good, "{sv}", "client-name", g_variant_new_string("a test\n"));
+	g_variant_builder_add(good, "{sv}", "x-unknown", g_variant_new_uint32(7));
+	fd = open_connection(fx->connection, g_variant_builder_end(good), &error);
+	g_assert_no_error(error);
+	peer = esd_test_socket_peer_new(fd);
+	session_id = esd_test_peer_handshake(ESD_TEST_PEER(peer));
+	esd_test_peer_assert_alive(ESD_TEST_PEER(peer));
+
+	g_variant_builder_add(bad, "{sv}", "client-name", g_variant_new_int32(42));
+	assert_invalid_args(fx->connection,
+			    g_variant_builder_end(bad),
+			    "*client-name must be a string (s), not i*");
+	g_variant_builder_add(long_name, "{sv}", "client-name", g_variant_new_string(too_long));
+	assert_invalid_args(fx->connection,
+			    g_variant_builder_end(long_name),
+			    "*client-name is longer than 256 bytes*");
+	/* the first connection is untouched by the refusals */
+	esd_test_peer_assert_alive(ESD_TEST_PEER(peer));
+	esd_test_socket_peer_close(peer);
+}
+
+/* a handshaken connection of @connection running `sleep <marker>` */
+static EsdTestSocketPeer *
+start_sleeper(GDBusConnection *connection, const gchar *marker)
+{
+	EsdTestSocketPeer *peer = open_peer(connection);
+	g_autofree gchar *session_id = esd_test_peer_handshake(ESD_TEST_PEER(peer));
+	g_autofree gchar *argv = g_strdup_printf("[\"sleep\",\"%s\"]", marker);
+
+	esd_test_peer_start_process(ESD_TEST_PEER(peer), "sleeper", argv, NULL);
+	ESD_WAIT_UNTIL(esd_test_count_processes(marker) > 0, WAIT_MS);
+	return peer;
+}
+
+/* the caller leaving the bus closes its connection and ends its processes, not others' */
+static void
+test_caller_leaves(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GDBusConnection) caller = NULL;
+	g_autoptr(EsdTestSocketPeer) leaving = NULL;
+	g_autoptr(EsdTestSocketPeer) staying = NULL;
+	g_autofree gchar *leaving_marker = esd_test_new_marker();
+	g_autofree gchar *staying_marker = esd_test_new_marker();
+	g_autoptr(GError) error = NULL;
+
+	if (fx->bus == NULL)
+		return;
+	caller = g_dbus_connection_new_for_address_sync(
+	    fx->address,
+	    G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+		G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION,
+	    NULL,
+	    NULL,
+	    &error);
+	g_assert_no_error(error);
+	leaving = start_sleeper(caller, leaving_marker);
+	staying = start_sleeper(fx->connection, staying_marker);
+
+	/* the test still holds the socket: only the bus tells the daemon */
+	g_assert_true(g_dbus_connection_close_sync(caller, NULL, &error));
+	g_assert_no_error(error);
+	g_assert_true(esd_test_socket_peer_wait_eof(leaving, WAIT_MS));
+	ESD_WAIT_UNTIL(esd_test_count_processes(leaving_marker) == 0, WAIT_MS);
+
+	g_assert_cmpuint(esd_test_count_processes(staying_marker), >, 0);
+	esd_test_peer_assert_alive(ESD_TEST_PEER(staying));
+	esd_test_socket_peer_close(staying);
+	ESD_WAIT_UNTIL(esd_test_count_processes(staying_marker) == 0, WAIT_MS);
+}
+
+/* closing the socket ends the session at once, not after --session-grace */
+static void
+test_socket_closed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *marker = esd_test_new_marker();
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+
+	if (fx->bus == NULL)
+		return;
+	peer = start_sleeper(fx->connection, marker);
+	esd_test_socket_peer_close(peer);
+	ESD_WAIT_UNTIL(esd_test_count_processes(marker) == 0, WAIT_MS);
+	g_assert_true(fixture_name_has_owner(fx));
+}
+
+/* --idle-timeout 2: kept while a connection is open, then exits by itself */
+static void
+test_idle_exit(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+	guint32 pid;
+	gint64 closed_at;
+	gint64 gone_at;
+
+	if (fx->bus == NULL)
+		return;
+	peer = open_peer(fx->connection);
+	pid = fixture_daemon_pid(fx);
+	esd_test_scenario_echo_hi(ESD_TEST_PEER(peer));
+	/* longer than the timeout, with a connection open */
+	g_usleep(3 * G_USEC_PER_SEC);
+	g_assert_true(fixture_name_has_owner(fx));
+	esd_test_peer_assert_alive(ESD_TEST_PEER(peer));
+
+	esd_test_socket_peer_close(peer);
+	closed_at = g_get_monotonic_time();
+	ESD_WAIT_UNTIL(!fixture_name_has_owner(fx), 8000);
+	gone_at = g_get_monotonic_time();
+	ESD_WAIT_UNTIL(pid_is_gone(pid), WAIT_MS);
+	g_assert_cmpint(gone_at - closed_at, >=, 3 * G_USEC_PER_SEC / 2);
+}
+
+/* the name is requested without queueing: a second instance exits at once */
+static void
+test_second_instance(Fixture *fx, gconstpointer user_data)
+{
+	const gchar *args[] = {"--dbus", NULL};
+	g_autofree gchar *env_address = NULL;
+	g_autofree gchar *log_path = NULL;
+	g_autofree gchar *log = NULL;
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+	g_autoptr(GSubprocess) second = NULL;
+
+	if (fx->bus == NULL)
+		return;
+	peer = open_peer(fx->connection);
+	env_address = g_strdup_printf("DBUS_SESSION_BUS_ADDRESS=%s", fx->address);
+	log_path = g_build_filename(fx->dir, "second.log", NULL);
+	second = esd_test_spawn_daemon_with_fd(args,
+					       -1,
+					       ESD_TEST_FD_PLAIN,
+					       (const gchar *const[]){env_address, NULL},
+					       log_path);
+	g_assert_cmpint(esd_test_subprocess_wait(second, WAIT_MS), ==, 1);
+	g_assert_true(g_file_get_contents(log_path, &log, NULL, NULL));
+	if (strstr(log, "cannot own " BUS_NAME " on the session bus: another process has it") ==
+	    NULL)
+		g_error("unexpected output of the second instance:\n%s", log);
+	/* the first one goes on serving */
+	esd_test_scenario_echo_hi(ESD_TEST_PEER(peer));
+	esd_test_socket_peer_close(peer);
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+	g_test_add(DBUS_TEST "activation",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_activation,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "properties",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_properties,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "options",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_options,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "caller-leaves",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_caller_leaves,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "socket-closed",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_socket_closed,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "second-instance",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_second_instance,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "idle-exit",
+		   Fixture,
+		   idle_args,
+		   fixture_setup,
+		   test_idle_exit,
+		   fixture_teardown);
+	return g_test_run();
+}
