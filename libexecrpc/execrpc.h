@@ -6,6 +6,9 @@
 
 #include "erpc-base64.h"
 #include "erpc-call.h"
+#include "erpc-client-fs.h"
+#include "erpc-client-process.h"
+#include "erpc-client.h"
 #include "erpc-connection.h"
 #include "erpc-error.h"
 #include "erpc-json.h"
