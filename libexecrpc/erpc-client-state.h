@@ -59,6 +59,20 @@ struct _ErpcClient {
 	guint retry_delay_ms;
 };
 
+/* sent while the handshake runs, never repeated */
+#define ERPC_CLIENT_CALL_INTERNAL_HANDSHAKE (1u << 9)
+
+/* erpc-client-call.c */
+void
+_erpc_client_flush(ErpcClient *self);
+void
+_erpc_client_fail_all(ErpcClient *self, const GError *error);
+void
+_erpc_client_handle_answer(ErpcClient *self, ErpcMessage *message);
+void
+_erpc_client_requeue(ErpcClient *self, gboolean keep);
+
+/* erpc-client.c */
 void
 _erpc_client_set_state(ErpcClient *self, ErpcClientState state);
 void
