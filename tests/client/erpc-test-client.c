@@ -498,6 +498,13 @@ erpc_test_proxy_get_url(ErpcTestProxy *self)
 	return g_strdup_printf("ws://127.0.0.1:%u", self->port);
 }
 
+/* where new plain connections go */
+void
+erpc_test_proxy_set_upstream(ErpcTestProxy *self, guint16 upstream_port)
+{
+	self->upstream_port = upstream_port;
+}
+
 /* the open connections, and the next @connections new ones, are cut once
  * @downstream_bytes more bytes went from the server to the client */
 void

@@ -75,6 +75,8 @@ erpc_test_proxy_get_port(ErpcTestProxy *self);
 gchar *
 erpc_test_proxy_get_url(ErpcTestProxy *self);
 void
+erpc_test_proxy_set_upstream(ErpcTestProxy *self, guint16 upstream_port);
+void
 erpc_test_proxy_cut_after(ErpcTestProxy *self, gsize downstream_bytes, guint connections);
 void
 erpc_test_proxy_freeze(ErpcTestProxy *self);
