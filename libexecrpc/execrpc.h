@@ -10,6 +10,7 @@
 #include "erpc-client-process.h"
 #include "erpc-client.h"
 #include "erpc-connection.h"
+#include "erpc-environment-manager.h"
 #include "erpc-error.h"
 #include "erpc-json.h"
 #include "erpc-line-transport.h"

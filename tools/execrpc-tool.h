@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 
 /* the state of one invocation */
 typedef struct {
+	ErpcEnvironmentManager *manager;
 	ErpcClient *client;
 	gboolean verbose;
 	gboolean stdout_tty;

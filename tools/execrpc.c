@@ -16,6 +16,8 @@
 typedef struct {
 	gchar *url;
 	gboolean stdio;
+	gchar *env;
+	gchar *config;
 	gchar *server;
 	gchar *token_file;
 	gchar **headers;
@@ -121,11 +123,50 @@ execrpc_tool_add_headers(ErpcClient *client, gchar **headers, GError **error)
 	return TRUE;
 }
 
+/* $EXECRPC_CONFIG, else ~/.config/execrpc/environments.conf */
+static gchar *
+execrpc_tool_config_path(ExecrpcOptions *options, gboolean *required)
+{
+	const gchar *env = g_getenv("EXECRPC_CONFIG");
+
+	*required = TRUE;
+	if (options->config != NULL)
+		return g_strdup(options->config);
+	if (env != NULL && env[0] != '\0')
+		return g_strdup(env);
+	*required = FALSE;
+	return g_build_filename(g_get_user_config_dir(), "execrpc", "environments.conf", NULL);
+}
+
+static gboolean
+execrpc_tool_load_environments(ExecrpcTool *tool, ExecrpcOptions *options, GError **error)
+{
+	g_autofree gchar *server =
+	    options->server != NULL ? g_strdup(options->server) : execrpc_tool_default_server();
+	const gchar *argv[] = {server, "--listen", "stdio", NULL};
+	gboolean required = FALSE;
+	g_autofree gchar *path = execrpc_tool_config_path(options, &required);
+
+	tool->manager = erpc_environment_manager_new();
+	erpc_environment_manager_set_local_command(tool->manager, argv);
+	if (!required && !g_file_test(path, G_FILE_TEST_EXISTS))
+		return TRUE;
+	return erpc_environment_manager_load_file(tool->manager, path, error);
+}
+
 static ErpcClient *
-execrpc_tool_make_client(ExecrpcOptions *options, GError **error)
+execrpc_tool_make_client(ExecrpcTool *tool, ExecrpcOptions *options, GError **error)
 {
 	g_autoptr(ErpcClient) client = NULL;
 
+	if (options->url == NULL && !options->stdio) {
+		ErpcClient *configured;
+		if (!execrpc_tool_load_environments(tool, options, error))
+			return NULL;
+		configured =
+		    erpc_environment_manager_get_environment(tool->manager, options->env, error);
+		return configured != NULL ? g_object_ref(configured) : NULL;
+	}
 	if (options->stdio) {
 		g_autofree gchar *server = options->server != NULL ? g_strdup(options->server)
 								   : execrpc_tool_default_server();
@@ -260,18 +301,50 @@ execrpc_tool_status(ExecrpcTool *tool)
 	return EXIT_SUCCESS;
 }
 
+/* the configured environments and what is known of them, without connecting */
+static gint
+execrpc_tool_envs(ExecrpcTool *tool, ExecrpcOptions *options)
+{
+	g_autoptr(GError) error = NULL;
+	g_auto(GStrv) ids = NULL;
+	const gchar *default_id;
+
+	if (!execrpc_tool_load_environments(tool, options, &error)) {
+		execrpc_tool_print_error(NULL, error);
+		return EXECRPC_EXIT_FAILURE;
+	}
+	ids = erpc_environment_manager_list_ids(tool->manager);
+	default_id = erpc_environment_manager_get_default_id(tool->manager);
+	for (guint i = 0; ids[i] != NULL; i++) {
+		ErpcClient *client =
+		    erpc_environment_manager_get_environment(tool->manager, ids[i], NULL);
+		ErpcEnvironmentStatus status =
+		    erpc_environment_manager_get_status(tool->manager, ids[i], NULL);
+		g_autoptr(GEnumClass) klass = g_type_class_ref(ERPC_TYPE_ENVIRONMENT_STATUS);
+		g_print("%s%s\t%s\t%s\n",
+			ids[i],
+			g_strcmp0(ids[i], default_id) == 0 ? "*" : "",
+			client != NULL ? erpc_client_get_url(client) : "?",
+			g_enum_get_value(klass, (gint)status)->value_nick);
+	}
+	return EXIT_SUCCESS;
+}
+
 static gint
 execrpc_tool_dispatch(ExecrpcTool *tool, ExecrpcOptions *options, gint argc, gchar **argv)
 {
 	const gchar *command = argv[0];
 	g_autoptr(GError) error = NULL;
 
-	if (argc > 1 && (g_strcmp0(command, "info") == 0 || g_strcmp0(command, "status") == 0)) {
+	if (argc > 1 && (g_strcmp0(command, "info") == 0 || g_strcmp0(command, "status") == 0 ||
+			 g_strcmp0(command, "envs") == 0)) {
 		g_printerr(_("execrpc: %s takes no arguments\n"), command);
 		return EXECRPC_EXIT_USAGE;
 	}
 
-	tool->client = execrpc_tool_make_client(options, &error);
+	if (g_strcmp0(command, "envs") == 0)
+		return execrpc_tool_envs(tool, options);
+	tool->client = execrpc_tool_make_client(tool, options, &error);
 	if (tool->client == NULL) {
 		execrpc_tool_print_error(NULL, error);
 		return EXECRPC_EXIT_USAGE;
@@ -312,6 +385,20 @@ main(int argc, char **argv)
 	     &options.stdio,
 	     N_("Start a private execserverd and talk to it over its stdio"),
 	     NULL},
+	    {"env",
+	     'E',
+	     0,
+	     G_OPTION_ARG_STRING,
+	     &options.env,
+	     N_("The environment of the config file to use (default: its default)"),
+	     "ID"},
+	    {"config",
+	     0,
+	     0,
+	     G_OPTION_ARG_FILENAME,
+	     &options.config,
+	     N_("The environments file (default: ~/.config/execrpc/environments.conf)"),
+	     "FILE"},
 	    {"server",
 	     0,
 	     0,
@@ -376,6 +463,7 @@ main(int argc, char **argv)
 	    _("Commands:\n"
 	      "  info                     describe the environment\n"
 	      "  status                   check that the environment is ready\n"
+	      "  envs                     list the configured environments\n"
 	      "  run [--tty] -- CMD…      run a command, with its exit code\n"
 	      "  fs ls|cat|put|stat|rm|cp|mkdir …   work with files"));
 	g_option_context_add_main_entries(context, entries, GETTEXT_PACKAGE);
@@ -387,14 +475,14 @@ main(int argc, char **argv)
 	if (argc < 2)
 		return execrpc_tool_usage_error(context, _("no command given"));
 	command = argv[1];
-	if (!g_strv_contains((const gchar *const[]){"info", "status", "run", "fs", NULL},
+	if (!g_strv_contains((const gchar *const[]){"info", "status", "run", "fs", "envs", NULL},
 			     command)) {
 		g_autofree gchar *msg = g_strdup_printf(_("unknown command %s"), command);
 		return execrpc_tool_usage_error(context, msg);
 	}
-	if ((options.url != NULL) == options.stdio)
+	if ((options.url != NULL) + options.stdio + (options.env != NULL) > 1)
 		return execrpc_tool_usage_error(context,
-						_("choose the environment with --url or --stdio"));
+						_("choose one of --url, --stdio and --env"));
 	tool.verbose = options.verbose;
 	tool.stdout_tty = isatty(STDOUT_FILENO);
 	tool.stderr_tty = isatty(STDERR_FILENO);
@@ -402,7 +490,10 @@ main(int argc, char **argv)
 	if (tool.client != NULL)
 		erpc_client_close(tool.client);
 	g_clear_object(&tool.client);
+	g_clear_object(&tool.manager);
 	g_free(options.url);
+	g_free(options.env);
+	g_free(options.config);
 	g_free(options.server);
 	g_free(options.token_file);
 	g_strfreev(options.headers);

@@ -353,12 +353,55 @@ test_info_status(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpint(result.status, ==, 1);
 	g_assert_nonnull(strstr(result.err, "cannot connect"));
 	result_clear(&result);
+	/* without a config, the default is the local environment: a private daemon */
 	run_tool(none, NULL, &result);
-	g_assert_cmpint(result.status, ==, 2);
+	g_assert_cmpint(result.status, ==, 0);
+	g_assert_nonnull(strstr(result.out, "Environment: stdio\n"));
 	result_clear(&result);
 	run_tool(unknown, NULL, &result);
 	g_assert_cmpint(result.status, ==, 2);
 	g_assert_nonnull(strstr(result.err, "unknown command frobnicate"));
+	result_clear(&result);
+}
+
+static void
+test_config(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *path = g_build_filename(fx->tmpdir, "environments.conf", NULL);
+	g_autofree gchar *config =
+	    g_strdup_printf("[execrpc]\ndefault=d\n[environment d]\nurl=%s\n", url(fx));
+	g_autofree gchar *listing = g_strdup_printf("d*\t%s\tidle\n", url(fx));
+	const gchar *status[] = {"--config", path, "status", NULL};
+	const gchar *named[] = {"--config", path, "--env", "d", "run", "--", "true", NULL};
+	const gchar *unknown[] = {"--config", path, "--env", "nope", "status", NULL};
+	const gchar *envs[] = {"--config", path, "envs", NULL};
+	const gchar *both[] = {"--url", url(fx), "--env", "d", "status", NULL};
+	const gchar *missing[] = {"--config", "/nonexistent.conf", "status", NULL};
+	Result result = {0};
+
+	g_assert_true(g_file_set_contents(path, config, -1, NULL));
+	run_tool(status, NULL, &result);
+	g_assert_cmpint(result.status, ==, 0);
+	g_assert_true(g_str_has_prefix(result.out, url(fx)));
+	result_clear(&result);
+	run_tool(named, NULL, &result);
+	g_assert_cmpint(result.status, ==, 0);
+	result_clear(&result);
+	run_tool(unknown, NULL, &result);
+	g_assert_cmpint(result.status, ==, 2);
+	g_assert_nonnull(strstr(result.err, "unknown environment nope"));
+	result_clear(&result);
+	run_tool(envs, NULL, &result);
+	g_assert_cmpint(result.status, ==, 0);
+	g_assert_true(g_str_has_prefix(result.out, listing));
+	g_assert_nonnull(strstr(result.out, "\nlocal\tstdio\tidle\n"));
+	result_clear(&result);
+	run_tool(both, NULL, &result);
+	g_assert_cmpint(result.status, ==, 2);
+	result_clear(&result);
+	run_tool(missing, NULL, &result);
+	g_assert_cmpint(result.status, ==, 2);
+	g_assert_nonnull(strstr(result.err, "/nonexistent.conf"));
 	result_clear(&result);
 }
 
@@ -458,6 +501,12 @@ main(int argc, char **argv)
 		   NULL,
 		   fixture_setup,
 		   test_info_status,
+		   fixture_teardown);
+	g_test_add("/execserverd/cli/config",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_config,
 		   fixture_teardown);
 	g_test_add_func("/execserverd/cli/token", test_token);
 	return g_test_run();
