@@ -219,6 +219,7 @@ struct _ErpcTestProxy {
 	guint connections;
 	guint in_flight;
 	gchar *connect_target;
+	GString *upstream_head; /* the first client → server bytes of the newest connection */
 };
 
 G_DEFINE_TYPE(ErpcTestProxy, erpc_test_proxy, G_TYPE_OBJECT)
@@ -310,6 +311,12 @@ erpc_test_pair_read_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 		return;
 	}
 	len = g_bytes_get_size(op->bytes);
+	if (!op->downstream &&
+	    pair == g_ptr_array_index(pair->proxy->pairs, pair->proxy->pairs->len - 1) &&
+	    pair->proxy->upstream_head->len < 16384)
+		g_string_append_len(pair->proxy->upstream_head,
+				    g_bytes_get_data(op->bytes, NULL),
+				    len);
 	if (op->downstream && pair->proxy->frozen) {
 		erpc_test_pair_pump(pair, TRUE);
 		erpc_test_op_free(op);
@@ -435,6 +442,7 @@ erpc_test_proxy_incoming_cb(GSocketService *service,
 		self->cut_connections--;
 	}
 	g_ptr_array_add(self->pairs, pair);
+	g_string_truncate(self->upstream_head, 0);
 	if (self->http_connect) {
 		ErpcTestOp *op = g_new0(ErpcTestOp, 1);
 		op->pair = erpc_test_pair_ref(pair);
@@ -554,6 +562,13 @@ erpc_test_proxy_get_connect_target(ErpcTestProxy *self)
 	return self->connect_target;
 }
 
+/* what the client sent through the newest connection (after CONNECT), up to 16 KiB */
+const gchar *
+erpc_test_proxy_get_upstream_head(ErpcTestProxy *self)
+{
+	return self->upstream_head->str;
+}
+
 static void
 erpc_test_proxy_dispose(GObject *object)
 {
@@ -579,6 +594,7 @@ erpc_test_proxy_finalize(GObject *object)
 	ErpcTestProxy *self = ERPC_TEST_PROXY(object);
 	g_ptr_array_unref(self->pairs);
 	g_free(self->connect_target);
+	g_string_free(self->upstream_head, TRUE);
 	G_OBJECT_CLASS(erpc_test_proxy_parent_class)->finalize(object);
 }
 
@@ -586,6 +602,7 @@ static void
 erpc_test_proxy_init(ErpcTestProxy *self)
 {
 	self->pairs = g_ptr_array_new();
+	self->upstream_head = g_string_new(NULL);
 }
 
 static void

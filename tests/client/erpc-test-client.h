@@ -88,5 +88,7 @@ guint
 erpc_test_proxy_get_connections(ErpcTestProxy *self);
 const gchar *
 erpc_test_proxy_get_connect_target(ErpcTestProxy *self);
+const gchar *
+erpc_test_proxy_get_upstream_head(ErpcTestProxy *self);
 
 G_END_DECLS
