@@ -107,12 +107,24 @@ erpc_client_stop_attempts(ErpcClient *self)
 	g_clear_handle_id(&self->deadline_id, g_source_remove);
 }
 
+/* the connect task, with its cancellable's handler gone */
+static GTask *
+erpc_client_take_connect_task(ErpcClient *self)
+{
+	GTask *task = g_steal_pointer(&self->connect_task);
+
+	if (task != NULL && self->connect_cancelled_id != 0)
+		g_cancellable_disconnect(g_task_get_cancellable(task), self->connect_cancelled_id);
+	self->connect_cancelled_id = 0;
+	return task;
+}
+
 /* no recovery is possible any more; @error is taken */
 static void
 erpc_client_give_up(ErpcClient *self, GError *error)
 {
 	g_autoptr(GError) reason = error;
-	g_autoptr(GTask) connect_task = g_steal_pointer(&self->connect_task);
+	g_autoptr(GTask) connect_task = erpc_client_take_connect_task(self);
 
 	g_object_ref(self);
 	erpc_client_stop_attempts(self);
@@ -193,7 +205,7 @@ erpc_client_attempt_failed(ErpcClient *self, GError *error)
 static void
 erpc_client_attempt_succeeded(ErpcClient *self)
 {
-	g_autoptr(GTask) connect_task = g_steal_pointer(&self->connect_task);
+	g_autoptr(GTask) connect_task = erpc_client_take_connect_task(self);
 	gboolean recovered = self->state == ERPC_CLIENT_STATE_RECOVERING;
 
 	g_clear_object(&self->attempt_cancellable);
@@ -507,10 +519,11 @@ erpc_client_connect_async(ErpcClient *self,
 	_erpc_client_set_session(self, NULL, NULL);
 	self->connect_task = g_steal_pointer(&task);
 	if (cancellable != NULL)
-		g_cancellable_connect(cancellable,
-				      G_CALLBACK(erpc_client_connect_cancelled_cb),
-				      g_object_ref(self),
-				      g_object_unref);
+		self->connect_cancelled_id =
+		    g_cancellable_connect(cancellable,
+					  G_CALLBACK(erpc_client_connect_cancelled_cb),
+					  g_object_ref(self),
+					  g_object_unref);
 	_erpc_client_set_state(self, ERPC_CLIENT_STATE_CONNECTING);
 	erpc_client_attempt_start(self);
 }

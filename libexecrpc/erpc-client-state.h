@@ -52,6 +52,7 @@ struct _ErpcClient {
 	GHashTable *processes; /* processId → ErpcClientProcess, not owned */
 
 	GTask *connect_task;
+	gulong connect_cancelled_id;
 	guint attempt; /* generation of the current connection attempt */
 	GCancellable *attempt_cancellable;
 	guint retry_id;
