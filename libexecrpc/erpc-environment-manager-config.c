@@ -357,6 +357,12 @@ erpc_environment_manager_remove(ErpcEnvironmentManager *self, const gchar *id, G
 	return TRUE;
 }
 
+static gint
+erpc_environment_manager_compare_ids(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
 /**
  * erpc_environment_manager_list_ids:
  * @self: a #ErpcEnvironmentManager
@@ -379,7 +385,7 @@ erpc_environment_manager_list_ids(ErpcEnvironmentManager *self)
 		if (g_strcmp0(key, ERPC_ENVIRONMENT_LOCAL) != 0 || self->include_local)
 			g_ptr_array_add(ids, g_strdup(key));
 	}
-	g_ptr_array_sort(ids, (GCompareFunc)(void (*)(void))g_strcmp0);
+	g_ptr_array_sort(ids, erpc_environment_manager_compare_ids);
 	g_ptr_array_add(ids, NULL);
 	return (gchar **)g_ptr_array_free(g_steal_pointer(&ids), FALSE);
 }

@@ -27,6 +27,31 @@ typedef struct {
 	gboolean json;
 } ExecrpcOptions;
 
+static void
+execrpc_options_clear(ExecrpcOptions *options)
+{
+	g_free(options->url);
+	g_free(options->env);
+	g_free(options->config);
+	g_free(options->server);
+	g_free(options->token_file);
+	g_strfreev(options->headers);
+	g_free(options->ca_file);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ExecrpcOptions, execrpc_options_clear)
+
+static void
+execrpc_tool_clear(ExecrpcTool *tool)
+{
+	if (tool->client != NULL)
+		erpc_client_close(tool->client);
+	g_clear_object(&tool->client);
+	g_clear_object(&tool->manager);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ExecrpcTool, execrpc_tool_clear)
+
 void
 execrpc_tool_result_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 {
@@ -363,12 +388,11 @@ execrpc_tool_dispatch(ExecrpcTool *tool, ExecrpcOptions *options, gint argc, gch
 int
 main(int argc, char **argv)
 {
-	ExecrpcOptions options = {0};
-	ExecrpcTool tool = {0};
+	g_auto(ExecrpcOptions) options = {0};
+	g_auto(ExecrpcTool) tool = {0};
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	const gchar *command;
-	gint rc;
 	const GOptionEntry entries[] = {
 	    {"url",
 	     'u',
@@ -486,17 +510,5 @@ main(int argc, char **argv)
 	tool.verbose = options.verbose;
 	tool.stdout_tty = isatty(STDOUT_FILENO);
 	tool.stderr_tty = isatty(STDERR_FILENO);
-	rc = execrpc_tool_dispatch(&tool, &options, argc - 1, argv + 1);
-	if (tool.client != NULL)
-		erpc_client_close(tool.client);
-	g_clear_object(&tool.client);
-	g_clear_object(&tool.manager);
-	g_free(options.url);
-	g_free(options.env);
-	g_free(options.config);
-	g_free(options.server);
-	g_free(options.token_file);
-	g_strfreev(options.headers);
-	g_free(options.ca_file);
-	return rc;
+	return execrpc_tool_dispatch(&tool, &options, argc - 1, argv + 1);
 }
