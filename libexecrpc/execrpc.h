@@ -8,6 +8,7 @@
 #include "erpc-call.h"
 #include "erpc-client-fs.h"
 #include "erpc-client-process.h"
+#include "erpc-client-services.h"
 #include "erpc-client.h"
 #include "erpc-connection.h"
 #include "erpc-environment-manager.h"

@@ -303,6 +303,89 @@ test_error_answer(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpstr(error->message, ==, "No such file or directory (os error 2)");
 }
 
+/* the requests that are neither processes nor files: their params, and their answers passed on */
+static void
+test_services(Fixture *fx, gconstpointer user_data)
+{
+	const gchar *headers[] = {"Accept: text/plain", "X-Two: a: b", NULL};
+	const gchar *config_paths[] = {"model", "sandbox_workspace_write.writable_roots", NULL};
+	const gchar *ids[] = {"r1", NULL};
+	const gchar *paths[] = {"/srv/root", NULL};
+	g_autoptr(GBytes) body = g_bytes_new_static("hi", 2);
+	g_autoptr(ErpcMessage) http = NULL;
+	g_autoptr(ErpcMessage) config = NULL;
+	g_autoptr(ErpcMessage) roots = NULL;
+	g_autoptr(GAsyncResult) res = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonObject) response = NULL;
+	g_autoptr(JsonObject) layers = NULL;
+	g_autoptr(JsonArray) found = NULL;
+	g_autofree gchar *params = NULL;
+	GAsyncResult *slot = NULL;
+
+	erpc_client_http_request_async(fx->client,
+				       "POST",
+				       "http://example.com/x",
+				       headers,
+				       body,
+				       1500,
+				       FALSE,
+				       NULL,
+				       erpc_test_result_cb,
+				       &slot);
+	http = server_receive(fx, "http/request");
+	params = esd_test_json_to_string(erpc_message_get_params(http));
+	esd_assert_json_eq(
+	    params,
+	    "{\"method\":\"POST\",\"url\":\"http://example.com/x\",\"requestId\":\"r1\","
+	    "\"headers\":[{\"name\":\"Accept\",\"value\":\"text/plain\"},"
+	    "{\"name\":\"X-Two\",\"value\":\"a: b\"}],\"bodyBase64\":\"aGk=\","
+	    "\"timeoutMs\":1500,\"redirectPolicy\":\"stop\",\"streamResponse\":false}");
+	server_answer(fx, http, "{\"status\":201,\"headers\":[],\"bodyBase64\":\"\"}");
+	res = erpc_test_wait(&slot);
+	response = erpc_client_http_request_finish(fx->client, res, &error);
+	g_assert_no_error(error);
+	g_assert_cmpint(json_object_get_int_member(response, "status"), ==, 201);
+	g_clear_object(&res);
+	g_clear_pointer(&params, g_free);
+
+	erpc_client_read_environment_config_async(fx->client,
+						  "/work",
+						  config_paths,
+						  NULL,
+						  NULL,
+						  erpc_test_result_cb,
+						  &slot);
+	config = server_receive(fx, "environmentConfig/read");
+	params = esd_test_json_to_string(erpc_message_get_params(config));
+	esd_assert_json_eq(
+	    params,
+	    "{\"cwd\":\"file:///work\",\"configPaths\":[[\"model\"],"
+	    "[\"sandbox_workspace_write\",\"writable_roots\"]],\"requirementsPaths\":[]}");
+	server_answer(fx, config, "{\"config\":{\"layers\":[]}}");
+	res = erpc_test_wait(&slot);
+	layers = erpc_client_read_environment_config_finish(fx->client, res, &error);
+	g_assert_no_error(error);
+	g_assert_true(json_object_has_member(layers, "config"));
+	g_clear_object(&res);
+	g_clear_pointer(&params, g_free);
+
+	erpc_client_discover_capability_roots_async(fx->client,
+						    ids,
+						    paths,
+						    NULL,
+						    erpc_test_result_cb,
+						    &slot);
+	roots = server_receive(fx, "capabilityRoots/discoverV1");
+	params = esd_test_json_to_string(erpc_message_get_params(roots));
+	esd_assert_json_eq(params, "{\"roots\":[{\"id\":\"r1\",\"path\":\"file:///srv/root\"}]}");
+	server_answer(fx, roots, "{\"roots\":[{\"id\":\"r1\",\"error\":null}]}");
+	res = erpc_test_wait(&slot);
+	found = erpc_client_discover_capability_roots_finish(fx->client, res, &error);
+	g_assert_no_error(error);
+	g_assert_cmpuint(json_array_get_length(found), ==, 1);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -336,6 +419,12 @@ main(int argc, char **argv)
 		   NULL,
 		   fixture_setup,
 		   test_error_answer,
+		   fixture_teardown);
+	g_test_add("/execserverd/client/order/services",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_services,
 		   fixture_teardown);
 	return g_test_run();
 }
