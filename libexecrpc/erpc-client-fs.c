@@ -71,6 +71,7 @@ _erpc_client_fs_send(ErpcClient *self,
 {
 	g_autoptr(JsonNode) params = NULL;
 
+	g_return_if_fail(ERPC_IS_CLIENT(self));
 	if (error != NULL) {
 		g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
 		g_task_set_source_tag(task, erpc_client_call_async);
@@ -88,8 +89,10 @@ _erpc_client_fs_finish_object(ErpcClient *self,
 			      const gchar *method,
 			      GError **error)
 {
-	g_autoptr(JsonNode) node = erpc_client_call_finish(self, result, error);
+	g_autoptr(JsonNode) node = NULL;
 
+	g_return_val_if_fail(ERPC_IS_CLIENT(self), NULL);
+	node = erpc_client_call_finish(self, result, error);
 	if (node == NULL)
 		return NULL;
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {

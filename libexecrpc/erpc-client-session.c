@@ -24,6 +24,52 @@ typedef struct {
 static void
 erpc_client_attempt_start(ErpcClient *self);
 
+void
+_erpc_client_register_process(ErpcClient *self, ErpcClientProcess *process)
+{
+	g_hash_table_insert(self->processes,
+			    g_strdup(erpc_client_process_get_id(process)),
+			    process);
+}
+
+void
+_erpc_client_unregister_process(ErpcClient *self, ErpcClientProcess *process)
+{
+	const gchar *id = erpc_client_process_get_id(process);
+	if (g_hash_table_lookup(self->processes, id) == process)
+		g_hash_table_remove(self->processes, id);
+}
+
+void
+_erpc_client_catch_up_processes(ErpcClient *self)
+{
+	GHashTableIter iter;
+	gpointer value;
+
+	g_hash_table_iter_init(&iter, self->processes);
+	while (g_hash_table_iter_next(&iter, NULL, &value))
+		_erpc_client_process_catch_up(ERPC_CLIENT_PROCESS(value));
+}
+
+ErpcClientWsOptions *
+_erpc_client_ws_options_new(ErpcClient *self)
+{
+	ErpcClientWsOptions *options = g_new0(ErpcClientWsOptions, 1);
+
+	options->url = g_strdup(self->url);
+	options->headers = g_ptr_array_new_with_free_func(g_free);
+	for (guint i = 0; i < self->headers->len; i++)
+		g_ptr_array_add(options->headers, g_strdup(g_ptr_array_index(self->headers, i)));
+	options->bearer_token = g_strdup(self->bearer_token);
+	if (self->proxy_resolver != NULL)
+		options->proxy_resolver = g_object_ref(self->proxy_resolver);
+	if (self->tls_database != NULL)
+		options->tls_database = g_object_ref(self->tls_database);
+	options->timeout_ms = self->connect_timeout_ms;
+	options->max_message_size = self->max_message_size;
+	return options;
+}
+
 static ErpcClientAttempt *
 erpc_client_attempt_new(ErpcClient *self)
 {
