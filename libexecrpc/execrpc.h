@@ -6,7 +6,12 @@
 
 #include "erpc-base64.h"
 #include "erpc-call.h"
+#include "erpc-client-fs.h"
+#include "erpc-client-process.h"
+#include "erpc-client-services.h"
+#include "erpc-client.h"
 #include "erpc-connection.h"
+#include "erpc-environment-manager.h"
 #include "erpc-error.h"
 #include "erpc-json.h"
 #include "erpc-line-transport.h"
