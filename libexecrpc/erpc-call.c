@@ -250,8 +250,11 @@ erpc_call_return(ErpcCall *self, JsonNode *result)
 	g_autoptr(GBytes) message = NULL;
 
 	g_return_if_fail(ERPC_IS_CALL(self));
-	if (owned == NULL)
-		owned = json_node_init_object(json_node_alloc(), json_object_new());
+	if (owned == NULL) {
+		/* the node takes its own reference */
+		g_autoptr(JsonObject) empty = json_object_new();
+		owned = json_node_init_object(json_node_alloc(), empty);
+	}
 	message = erpc_message_new_result(erpc_call_get_id(self), owned);
 	erpc_call_finish(self, message);
 }

@@ -21,6 +21,12 @@ run_suite() {
 }
 
 run_suite build-ci --buildtype=debugoptimized
+# the unit suite again under valgrind: memory errors and definite leaks fail it
+meson test -C build-ci --suite unit --no-suite no-valgrind --no-rebuild --print-errorlogs \
+	--num-processes 2 --timeout-multiplier 10 --logbase valgrind \
+	--wrapper "valgrind --error-exitcode=66 --leak-check=full --errors-for-leak-kinds=definite \
+		--suppressions=/usr/share/glib-2.0/valgrind/glib.supp \
+		--suppressions=$(pwd)/tests/data/valgrind.supp --num-callers=30 -q" || status=1
 # clang sanitizer runtimes need undefined symbols left to the executable (meson #764)
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -50,5 +56,6 @@ fi
 echo "codex-cli end-to-end: $e2e"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" \
-	build-ci/meson-logs/testlog.json build-asan/meson-logs/testlog.json
+	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
+	build-asan/meson-logs/testlog.json
 exit $status

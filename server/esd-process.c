@@ -179,8 +179,11 @@ esd_process_notify(EsdProcess *self, GString *message)
 	ErpcConnection *connection = esd_process_sink(self);
 	g_autoptr(GBytes) bytes = NULL;
 
-	if (connection == NULL)
+	/* detached: the event is in the retained state, process/read finds it */
+	if (connection == NULL) {
+		g_string_free(message, TRUE);
 		return;
+	}
 	bytes = g_bytes_new_take(message->str, message->len);
 	g_string_free(message, FALSE);
 	erpc_connection_send(connection, bytes);

@@ -214,7 +214,10 @@ fuzz_confine(JsonNode *node)
 		json_object_iter_init_ordered(&iter, json_node_get_object(node));
 		while (json_object_iter_next_ordered(&iter, &name, &member))
 			json_object_set_member(copy, name, fuzz_confine(member));
-		return json_node_init_object(json_node_alloc(), copy);
+		/* the node takes the copy, not a second reference */
+		JsonNode *out = json_node_init(json_node_alloc(), JSON_NODE_OBJECT);
+		json_node_take_object(out, copy);
+		return out;
 	}
 	case JSON_NODE_ARRAY: {
 		JsonArray *array = json_node_get_array(node);
@@ -223,7 +226,9 @@ fuzz_confine(JsonNode *node)
 		for (guint i = 0; i < json_array_get_length(array); i++)
 			json_array_add_element(copy,
 					       fuzz_confine(json_array_get_element(array, i)));
-		return json_node_init_array(json_node_alloc(), copy);
+		JsonNode *out = json_node_init(json_node_alloc(), JSON_NODE_ARRAY);
+		json_node_take_array(out, copy);
+		return out;
 	}
 	case JSON_NODE_VALUE:
 		if (json_node_get_value_type(node) == G_TYPE_STRING)

@@ -38,9 +38,11 @@ fuzz_log_cb(const gchar *log_domain, GLogLevelFlags level, const gchar *message,
 	}
 }
 
+/* takes @options */
 static EsdWsAuth *
-fuzz_auth_new(GVariant *options)
+fuzz_auth_new(GVariant *options_in)
 {
+	g_autoptr(GVariant) options = options_in;
 	g_autoptr(GError) error = NULL;
 	EsdWsAuth *auth = esd_ws_auth_new(options, &error);
 
@@ -69,7 +71,7 @@ fuzz_init(void)
 	g_variant_dict_insert_value(&token,
 				    "ws-token-sha256",
 				    g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, digest, 32, 1));
-	fuzz_token_auth = fuzz_auth_new(g_variant_dict_end(&token));
+	fuzz_token_auth = fuzz_auth_new(g_variant_ref_sink(g_variant_dict_end(&token)));
 	g_variant_dict_insert(&jwt, "ws-auth", "s", "signed-bearer-token");
 	g_variant_dict_insert_value(
 	    &jwt,
@@ -78,7 +80,7 @@ fuzz_init(void)
 	g_variant_dict_insert(&jwt, "ws-issuer", "s", "fuzz-issuer");
 	g_variant_dict_insert(&jwt, "ws-audience", "s", "fuzz-audience");
 	g_variant_dict_insert(&jwt, "ws-max-clock-skew-seconds", "x", (gint64)30);
-	fuzz_jwt_auth = fuzz_auth_new(g_variant_dict_end(&jwt));
+	fuzz_jwt_auth = fuzz_auth_new(g_variant_ref_sink(g_variant_dict_end(&jwt)));
 }
 
 int

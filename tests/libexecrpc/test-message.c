@@ -545,7 +545,8 @@ test_message_echo_id(gconstpointer user_data)
 	const EchoCase *tc = user_data;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(ErpcMessage) msg = test_message_parse(tc->request, &error);
-	g_autoptr(JsonNode) result = json_node_init_object(json_node_alloc(), json_object_new());
+	g_autoptr(JsonObject) empty = json_object_new();
+	g_autoptr(JsonNode) result = json_node_init_object(json_node_alloc(), empty);
 	g_autoptr(GBytes) result_bytes = NULL;
 	g_autoptr(GBytes) error_bytes = NULL;
 	g_autofree gchar *result_str = NULL;
