@@ -210,7 +210,9 @@ esd_dispatcher_set_limits(EsdDispatcher *self, guint handshake_timeout, guint ma
 	esd_dispatcher_stop_handshake_timer(self);
 	if (handshake_timeout == 0 || self->state == ESD_DISPATCHER_STATE_READY)
 		return;
-	self->handshake_timer = g_timeout_source_new_seconds(handshake_timeout);
+	/* to the millisecond: a seconds timer may fire up to a second early */
+	self->handshake_timer =
+	    g_timeout_source_new(MIN(handshake_timeout, G_MAXUINT / 1000) * 1000);
 	g_source_set_callback(self->handshake_timer,
 			      esd_dispatcher_handshake_timeout_cb,
 			      self,

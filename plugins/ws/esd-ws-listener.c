@@ -216,7 +216,7 @@ esd_ws_listener_request_started_cb(SoupServer *server, SoupServerMessage *msg, g
 	/* slowloris: a request that never completes must not hold a connection forever */
 	if (self->request_timeout == 0)
 		return;
-	timeout = g_timeout_source_new_seconds(self->request_timeout);
+	timeout = g_timeout_source_new(MIN(self->request_timeout, G_MAXUINT / 1000) * 1000);
 	g_source_set_callback(timeout,
 			      esd_ws_listener_request_timeout_cb,
 			      g_object_ref(socket),
