@@ -727,7 +727,8 @@ test_stalled_peer(Fixture *fx, gconstpointer user_data)
 		       " ms; VmRSS peak %" G_GINT64_FORMAT " kB",
 		       slowest / 1000,
 		       peak);
-	g_assert_cmpint(slowest / 1000, <, 1000);
+	/* not held up behind the stalled peer; generous for a loaded machine */
+	g_assert_cmpint(slowest / 1000, <, 3000);
 	g_assert_cmpint(peak, <, MAX_RSS_KB);
 	g_assert_cmpint(kill(head_pid, 0), ==, 0);
 
