@@ -14,6 +14,7 @@
 
 #include "esd-activation.h"
 #include "esd-dbus-service.h"
+#include "esd-host-doors.h"
 #include "esd-listener-options.h"
 #include "esd-server.h"
 #include "esd-spawn.h"
@@ -488,6 +489,13 @@ main(int argc, char *argv[])
 		g_signal_connect(dbus_service, "quit", G_CALLBACK(esd_main_dbus_quit_cb), &self);
 		esd_dbus_service_start(dbus_service);
 	}
+	/* what the sandbox must keep from commands, now that every listener is up */
+	esd_host_doors_close(&(EsdHostDoorsConfig){
+	    .secret_files = {listener_flags.ws_token_file,
+			     listener_flags.ws_shared_secret_file,
+			     listener_flags.tls_key},
+	    .tcp_authenticated = listener_flags.ws_auth != NULL,
+	});
 	g_main_loop_run(loop);
 	g_clear_object(&dbus_service);
 	esd_server_shutdown(server);

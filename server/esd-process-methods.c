@@ -10,6 +10,7 @@
 #include "esd-bwrap.h"
 #include "esd-child-env.h"
 #include "esd-dispatcher.h"
+#include "esd-landlock.h"
 #include "esd-process-methods.h"
 #include "esd-sandbox-policy.h"
 #include "esd-seccomp.h"
@@ -315,6 +316,15 @@ esd_process_methods_prepare_sandbox(ErpcCall *call,
 	request->envp = (gchar *const *)esd_bwrap_launch_get_envp(launch);
 	request->extra_fds = fds;
 	request->n_extra_fds = n_fds;
+	/* sharing the host's network: keep its abstract sockets and our TCP listeners out */
+	if (start->policy->network == ESD_SANDBOX_NETWORK_ENABLED &&
+	    start->policy->fs == ESD_SANDBOX_FS_RESTRICTED &&
+	    start->policy->profile == ESD_SANDBOX_PROFILE_MANAGED) {
+		request->landlock_fd = esd_landlock_get_ruleset(&error);
+		if (error != NULL)
+			goto preparation;
+		request->landlock = request->landlock_fd >= 0;
+	}
 	return g_steal_pointer(&launch);
 preparation:
 	g_warning("cannot prepare the sandbox of process %s: %s", start->id, error->message);

@@ -19,6 +19,7 @@
 
 #include <execrpc.h>
 
+#include "esd-landlock.h"
 #include "esd-spawn.h"
 
 /*
@@ -51,6 +52,7 @@ typedef struct {
 	gint fds[4 + ESD_SPAWN_MAX_EXTRA_FDS]; /* report, stdin, stdout, stderr, extra: become 3, 4,
 						  … */
 	guint n_fds;
+	gint landlock_fd; /* a Landlock ruleset to enter before the exec, or -1 */
 } EsdSpawnExec;
 
 /* opt-in; cleared once the kernel refuses a PID namespace */
@@ -125,6 +127,13 @@ esd_spawn_exec_supervisor(void *data)
 		if (dup2(moved[i], i < 4 ? 3 + (gint)i : exec->fds[i]) < 0)
 			goto fail;
 	}
+	if (exec->landlock_fd >= 0) {
+		gint r = esd_landlock_restrict_self(exec->landlock_fd);
+		if (r != 0) {
+			errno = r;
+			goto fail;
+		}
+	}
 	execve(exec->supervisor, exec->argv, exec->envp);
 fail:
 	record.value = errno;
@@ -181,7 +190,9 @@ esd_spawn_pipe(gint fds[2], GError **error)
 gboolean
 esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error)
 {
-	EsdSpawnExec exec = {.supervisor = esd_spawn_get_supervisor(), .envp = request->envp};
+	EsdSpawnExec exec = {.supervisor = esd_spawn_get_supervisor(),
+			     .envp = request->envp,
+			     .landlock_fd = request->landlock ? request->landlock_fd : -1};
 	g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GString) keep = g_string_new(NULL); /* ",N" per extra descriptor */
 	gint report[2] = {-1, -1};

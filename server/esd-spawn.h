@@ -26,10 +26,12 @@ typedef struct {
 	const gint
 	    *extra_fds; /* inherited by the command as 7, 8, …: for bwrap's --args and --seccomp */
 	guint n_extra_fds; /* at most ESD_SPAWN_MAX_EXTRA_FDS */
+	gboolean landlock; /* enter the Landlock ruleset landlock_fd before the supervisor */
+	gint landlock_fd;
 } EsdSpawnRequest;
 
 #define ESD_SPAWN_FIRST_EXTRA_FD 7
-#define ESD_SPAWN_MAX_EXTRA_FDS 1024
+#define ESD_SPAWN_MAX_EXTRA_FDS	 1024
 
 typedef struct {
 	GPid pid;		/* the supervisor, parent of the command */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -81,7 +82,8 @@ typedef struct {
  */
 typedef struct {
 	GMutex lock;
-	GHashTable *refs; /* path → reference count */
+	GHashTable *refs;  /* path → reference count */
+	GPtrArray *hidden; /* of gchar*: esd_sandbox_hide_path() */
 } EsdSyntheticRegistry;
 
 static EsdSyntheticRegistry *esd_synthetic = NULL;
@@ -98,7 +100,60 @@ esd_synthetic_init(void)
 	esd_synthetic = g_new0(EsdSyntheticRegistry, 1);
 	g_mutex_init(&esd_synthetic->lock);
 	esd_synthetic->refs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	esd_synthetic->hidden = g_ptr_array_new_with_free_func(g_free);
 	g_dataset_id_set_data(location, quark, esd_synthetic);
+}
+
+/**
+ * esd_sandbox_hide_path:
+ * @path: an absolute path on the host
+ *
+ * Keeps @path out of every restricted file system from now on: where a
+ * sandbox would see it, it sees an empty file without permissions instead,
+ * unless a rule of its policy names exactly @path (or its real path). For
+ * what lets a command ask for an unsandboxed one (the daemon's listening
+ * sockets, the bus sockets) and the secrets that authenticate to it.
+ * connect(2) on a socket file needs no write access to its mount, so a
+ * read-only bind does not protect it. The real path is recorded as well,
+ * as the mount lands on it.
+ */
+void
+esd_sandbox_hide_path(const gchar *path)
+{
+	g_autofree gchar *canonical = NULL;
+	g_autofree gchar *real = NULL;
+
+	g_return_if_fail(path != NULL && g_path_is_absolute(path));
+
+	canonical = g_canonicalize_filename(path, "/");
+	real = realpath(canonical, NULL);
+	g_mutex_lock(&esd_synthetic->lock);
+	for (guint i = 0; i < 2; i++) {
+		const gchar *add = i == 0 ? canonical : real;
+		if (add != NULL && !g_ptr_array_find_with_equal_func(esd_synthetic->hidden,
+								     add,
+								     g_str_equal,
+								     NULL))
+			g_ptr_array_add(esd_synthetic->hidden, g_strdup(add));
+	}
+	g_mutex_unlock(&esd_synthetic->lock);
+}
+
+/**
+ * esd_sandbox_dup_hidden_paths:
+ *
+ * Returns: (transfer full): the paths given to esd_sandbox_hide_path(), in order
+ */
+gchar **
+esd_sandbox_dup_hidden_paths(void)
+{
+	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+
+	g_mutex_lock(&esd_synthetic->lock);
+	for (guint i = 0; i < esd_synthetic->hidden->len; i++)
+		g_strv_builder_add(builder, g_ptr_array_index(esd_synthetic->hidden, i));
+	g_mutex_unlock(&esd_synthetic->lock);
+	return g_strv_builder_end(builder);
 }
 
 /* takes a reference on @path if it is already synthetic or does not exist */
@@ -604,6 +659,47 @@ esd_plan_push_system(EsdPlan *plan)
 	esd_plan_push3(plan, "--ro-bind", "/proc/sys", "/proc/sys");
 }
 
+/* whether a rule of the policy names @path itself, not a directory above it */
+static gboolean
+esd_plan_names_exactly(EsdPlan *plan, const gchar *path)
+{
+	for (guint i = 0; i < plan->policy->rules->len; i++) {
+		const EsdSandboxRule *rule = g_ptr_array_index(plan->policy->rules, i);
+		if (!rule->is_glob && rule->access != ESD_SANDBOX_ACCESS_DENY &&
+		    g_strcmp0(rule->path, path) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* after every bind, so that no rule mounts over a mask again */
+static gboolean
+esd_plan_hide(EsdPlan *plan, GError **error)
+{
+	g_auto(GStrv) hidden = esd_sandbox_dup_hidden_paths();
+	struct stat st;
+
+	for (guint i = 0; hidden[i] != NULL; i++) {
+		/* denied or outside every rule: not in the sandbox at all */
+		if (esd_sandbox_policy_access_for(plan->policy, hidden[i]) ==
+			ESD_SANDBOX_ACCESS_DENY ||
+		    esd_plan_names_exactly(plan, hidden[i]) || lstat(hidden[i], &st) != 0 ||
+		    S_ISLNK(st.st_mode))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			esd_plan_push(plan, "--perms");
+			esd_plan_push(plan, "0000");
+			esd_plan_push(plan, "--tmpfs");
+			esd_plan_push(plan, hidden[i]);
+			g_ptr_array_add(plan->deferred, g_strdup(hidden[i]));
+			continue;
+		}
+		if (!esd_plan_mask_file(plan, hidden[i], error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 esd_plan_build_restricted(EsdPlan *plan, GError **error)
 {
@@ -633,6 +729,8 @@ esd_plan_build_restricted(EsdPlan *plan, GError **error)
 		if (!esd_plan_emit(plan, i, error))
 			return FALSE;
 	}
+	if (!esd_plan_hide(plan, error))
+		return FALSE;
 	for (guint i = 0; i < plan->deferred->len; i++) {
 		esd_plan_push(plan, "--remount-ro");
 		esd_plan_push(plan, g_ptr_array_index(plan->deferred, i));

@@ -29,4 +29,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdSandboxMounts, esd_sandbox_mounts_clear)
 void
 esd_sandbox_mounts_set_fresh_proc(gboolean fresh);
 
+void
+esd_sandbox_hide_path(const gchar *path);
+gchar **
+esd_sandbox_dup_hidden_paths(void);
+
 G_END_DECLS

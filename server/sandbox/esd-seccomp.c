@@ -32,6 +32,8 @@ typedef enum {
 	ESD_SECCOMP_COND_FLAG_SET,    /* (arg & datum) == datum */
 	ESD_SECCOMP_COND_NE,	      /* arg != datum over all 64 bits */
 	ESD_SECCOMP_COND_PERSONALITY, /* arg is not PER_LINUX, PER_LINUX32 or the query */
+	ESD_SECCOMP_COND_SOCK_TYPE,   /* AF_UNIX, (arg & 0xf) neither SOCK_STREAM nor SOCK_SEQPACKET
+				       */
 } EsdSeccompCond;
 
 typedef struct {
@@ -181,6 +183,41 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
      .arg = 0,
      .datum = AF_UNIX,
      .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+    /*
+     * Unix sockets of the host. A path-named socket is reached through any
+     * bind that shows its file, read-only or not: connect(2) needs no write
+     * access to the mount. The sandbox's network namespace already keeps the
+     * host's abstract names out of reach, so only the paths are left.
+     */
+    {.row = {"connect",
+	     "network access is restricted: connect(2) could reach a path-named socket of the "
+	     "host through a read-only bind (this daemon's, the session bus, systemd) and ask it "
+	     "for an unsandboxed process; socketpair() and inherited sockets still work"},
+     .errnum = EPERM,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+    {.row = {"socket",
+	     "network access is restricted: stream and seqpacket sockets only, as a datagram "
+	     "socket sends to a path-named socket of the host with sendto(2) or sendmsg(2) "
+	     "without connecting (the journal, the systemd notify socket)"},
+     .errnum = EPERM,
+     .cond = ESD_SECCOMP_COND_SOCK_TYPE,
+     .arg = 1,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+    {.row = {"socketpair",
+	     "a datagram socket of a pair still sends to any address it is given: stream and "
+	     "seqpacket pairs only, as for socket"},
+     .errnum = EPERM,
+     .cond = ESD_SECCOMP_COND_SOCK_TYPE,
+     .arg = 1,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+    {.row = {"sendto",
+	     "network access is restricted: a destination address is refused, so that no "
+	     "socket reaches one it did not connect to; sending on a connected socket works"},
+     .errnum = EPERM,
+     .cond = ESD_SECCOMP_COND_NE,
+     .arg = 4,
+     .datum = 0,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
 };
 
 const EsdSeccompRow *
@@ -238,6 +275,33 @@ esd_seccomp_add_personality(scmp_filter_ctx ctx, guint32 action, gint nr)
 	return 0;
 }
 
+/*
+ * The type argument carries SOCK_NONBLOCK and SOCK_CLOEXEC above the type
+ * itself, which the kernel reads from the low four bits (SOCK_TYPE_MASK):
+ * one denied value of those bits a rule, every one but the two allowed.
+ * Other families are left to the family's own rule, so that their errno
+ * stays EAFNOSUPPORT.
+ */
+static gint
+esd_seccomp_add_sock_type(scmp_filter_ctx ctx, guint32 action, gint nr, guint arg)
+{
+	for (guint64 type = 0; type <= 0xf; type++) {
+		gint r;
+
+		if (type == SOCK_STREAM || type == SOCK_SEQPACKET)
+			continue;
+		r = seccomp_rule_add_exact(ctx,
+					   action,
+					   nr,
+					   2,
+					   SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
+					   SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xf, type));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static gint
 esd_seccomp_add_rule(scmp_filter_ctx ctx, const EsdSeccompRule *rule, gint nr)
 {
@@ -268,6 +332,8 @@ esd_seccomp_add_rule(scmp_filter_ctx ctx, const EsdSeccompRule *rule, gint nr)
 					      SCMP_CMP(rule->arg, SCMP_CMP_NE, rule->datum));
 	case ESD_SECCOMP_COND_PERSONALITY:
 		return esd_seccomp_add_personality(ctx, action, nr);
+	case ESD_SECCOMP_COND_SOCK_TYPE:
+		return esd_seccomp_add_sock_type(ctx, action, nr, rule->arg);
 	default:
 		return -EINVAL;
 	}

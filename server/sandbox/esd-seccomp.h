@@ -8,7 +8,7 @@ G_BEGIN_DECLS
 /* what the filter restricts beyond the rules every sandboxed command gets */
 typedef enum {
 	ESD_SECCOMP_FLAG_NONE = 0,
-	ESD_SECCOMP_NETWORK_RESTRICTED = 1 << 0, /* socket() and socketpair() for AF_UNIX only */
+	ESD_SECCOMP_NETWORK_RESTRICTED = 1 << 0, /* AF_UNIX stream sockets, no connect() */
 } EsdSeccompFlags;
 
 #define ESD_SECCOMP_FLAGS_ALL (ESD_SECCOMP_NETWORK_RESTRICTED)

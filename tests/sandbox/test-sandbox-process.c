@@ -5,12 +5,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gio.h>
+#include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esd-test-socket.h"
 #include "fs-harness.h"
 
 /*
@@ -380,6 +383,71 @@ test_network(Fx *fx)
 	assert_output_has(&open, "connected");
 }
 
+/*
+ * Another execserverd on a Unix socket of the host, as socket activation
+ * sets one up: a command under a restricted network cannot drive it to
+ * start an unsandboxed process, which would write outside every writable
+ * root.
+ */
+static void
+test_host_socket(Fx *fx)
+{
+	g_autofree gchar *sock = g_strdup(fx_path(fx, "target.sock"));
+	g_autofree gchar *log = g_strdup(fx_path(fx, "target.log"));
+	g_autofree gchar *probe =
+	    g_test_build_filename(G_TEST_DIST, "sandbox", "door-probe.py", NULL);
+	g_autofree gchar *sandbox = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *baseline = NULL;
+	g_autoptr(GSocket) listener = NULL;
+	g_autoptr(GSocketAddress) address = NULL;
+	g_autoptr(GSubprocess) target = NULL;
+	g_autoptr(GError) error = NULL;
+	g_auto(Run) run = {0};
+	const gchar *args[] = {"--listen", "fd:3", NULL};
+	gchar *out = NULL;
+
+	REQUIRE_BWRAP();
+	if (!g_file_test("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE)) {
+		g_test_skip("needs /usr/bin/python3 for the probe");
+		return;
+	}
+	disk_mkdir(fx, "ws");
+	disk_mkdir(fx, "outside");
+	listener = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, 0, &error);
+	g_assert_no_error(error);
+	address = g_unix_socket_address_new(sock);
+	g_assert_true(g_socket_bind(listener, address, FALSE, &error));
+	g_assert_true(g_socket_listen(listener, &error));
+	target = esd_test_spawn_daemon_with_fd(args,
+					       g_socket_get_fd(listener),
+					       ESD_TEST_FD_PLAIN,
+					       NULL,
+					       log);
+	/* unsandboxed, the probe does start the command: the check below can fail */
+	script = g_strdup_printf("/usr/bin/python3 %s drive=%s:%s",
+				 probe,
+				 sock,
+				 fx_path(fx, "outside/baseline"));
+	g_assert_true(g_spawn_command_line_sync(script, &out, NULL, NULL, &error));
+	g_assert_no_error(error);
+	g_test_message("unsandboxed: %s", out);
+	g_free(out);
+	g_assert_true(disk_exists(fx, "outside/baseline"));
+	g_free(script);
+	script = g_strdup_printf("/usr/bin/python3 %s drive=%s:%s",
+				 probe,
+				 sock,
+				 fx_path(fx, "outside/pwned"));
+	sandbox = policy(fx, "ws", NULL, "restricted");
+	run_script(fx, fx->conn, "host-socket", script, sandbox, NULL, &run);
+	baseline = g_strdup_printf("drive %s:%s: EPERM", sock, fx_path(fx, "outside/pwned"));
+	assert_output_has(&run, baseline);
+	disk_assert_missing(fx, "outside/pwned");
+	g_subprocess_send_signal(target, SIGTERM);
+	g_assert_cmpint(esd_test_subprocess_wait(target, 5000), ==, 0);
+}
+
 /* the seccomp filter: no new user namespaces, no mounts */
 static void
 test_seccomp(Fx *fx)
@@ -680,6 +748,7 @@ static const CaseDef cases[] = {
     {"process/environment", test_environment, CASE_NONE},
     {"process/network", test_network, CASE_WS_ONLY},
     {"process/seccomp", test_seccomp, CASE_WS_ONLY},
+    {"process/host-socket", test_host_socket, CASE_NONE},
     {"process/protected-names", test_protected_names, CASE_NONE},
     {"process/terminate", test_terminate, CASE_WS_ONLY},
     {"process/fail-closed", test_fail_closed, CASE_WS_ONLY},

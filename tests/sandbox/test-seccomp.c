@@ -10,8 +10,10 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -20,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -254,6 +257,120 @@ socketpair_unix(void)
 	return closed(fds[0]);
 }
 ERRNO_CHECK(check_socketpair_unix, socketpair_unix())
+
+/* a path-named listener of the child's own, as a host service would have one */
+static gint
+path_listener(struct sockaddr_un *addr)
+{
+	gint fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	g_snprintf(addr->sun_path, sizeof(addr->sun_path), "/tmp/esd-seccomp-%d.sock", getpid());
+	unlink(addr->sun_path);
+	if (fd < 0 || bind(fd, (struct sockaddr *)addr, sizeof(*addr)) != 0 || listen(fd, 1) != 0)
+		return -1;
+	return fd;
+}
+
+static long
+connect_path(void)
+{
+	struct sockaddr_un addr;
+	gint listener = path_listener(&addr);
+	gint fd;
+	long r;
+
+	if (listener < 0)
+		_exit(CHECK_BROKEN);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		_exit(CHECK_BROKEN);
+	r = connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+	unlink(addr.sun_path);
+	return r;
+}
+ERRNO_CHECK(check_connect_unix_path, connect_path())
+
+static long
+connect_abstract(void)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	gint fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	gint listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	socklen_t len;
+
+	len = offsetof(struct sockaddr_un, sun_path) + 1 +
+	      g_snprintf(addr.sun_path + 1, sizeof(addr.sun_path) - 1, "esd-seccomp-%d", getpid());
+	if (fd < 0 || listener < 0 || bind(listener, (struct sockaddr *)&addr, len) != 0 ||
+	    listen(listener, 1) != 0)
+		_exit(CHECK_BROKEN);
+	return connect(fd, (struct sockaddr *)&addr, len);
+}
+ERRNO_CHECK(check_connect_unix_abstract, connect_abstract())
+ERRNO_CHECK(check_socket_unix_dgram, closed(socket(AF_UNIX, SOCK_DGRAM, 0)))
+ERRNO_CHECK(check_socket_unix_dgram_flags,
+	    closed(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)))
+ERRNO_CHECK(check_socket_unix_raw, closed(socket(AF_UNIX, SOCK_RAW, 0)))
+ERRNO_CHECK(check_socket_unix_seqpacket,
+	    closed(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0)))
+
+static long
+socketpair_dgram(void)
+{
+	gint fds[2];
+	if (socketpair(AF_UNIX, SOCK_DGRAM, 0, fds) != 0)
+		return -1;
+	close(fds[1]);
+	return closed(fds[0]);
+}
+ERRNO_CHECK(check_socketpair_unix_dgram, socketpair_dgram())
+
+/* a stream pair still carries data and descriptors, as pipelines and job servers need */
+static gint
+check_socketpair_traffic(void)
+{
+	gchar control[CMSG_SPACE(sizeof(gint))] = {0};
+	gchar byte = 'x';
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control,
+			     .msg_controllen = sizeof(control)};
+	struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+	gint fds[2];
+	gint passed = STDERR_FILENO;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0)
+		return errno;
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(gint));
+	memcpy(CMSG_DATA(cmsg), &passed, sizeof(gint));
+	if (sendmsg(fds[0], &msg, 0) != 1 || send(fds[0], "y", 1, 0) != 1 ||
+	    sendto(fds[0], "z", 1, 0, NULL, 0) != 1)
+		return errno;
+	memset(control, 0, sizeof(control));
+	msg.msg_controllen = sizeof(control);
+	if (recvmsg(fds[1], &msg, 0) != 1 || byte != 'x' || CMSG_FIRSTHDR(&msg) == NULL)
+		return CHECK_WRONG;
+	memcpy(&passed, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(gint));
+	close(passed);
+	return 0;
+}
+
+/* a destination address is refused before the kernel looks at the socket */
+static long
+sendto_address(void)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX, .sun_path = "/run/systemd/notify"};
+	gint fds[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) != 0)
+		_exit(CHECK_BROKEN);
+	return sendto(fds[0], "x", 1, 0, (struct sockaddr *)&addr, sizeof(addr));
+}
+ERRNO_CHECK(check_sendto_address, sendto_address())
 /* ordinary work keeps going: files, fork, exec and threads (glibc's clone3 falls back) */
 static gpointer
 thread_func(gpointer data)
@@ -512,6 +629,17 @@ static const SeccompCase seccomp_cases[] = {
     {"network/restricted/unix", NET, check_socket_unix, 0, FALSE},
     {"network/restricted/socketpair-unix", NET, check_socketpair_unix, 0, FALSE},
     {"network/restricted/ordinary-calls", NET, check_ordinary, 0, FALSE},
+    {"network/restricted/connect-unix-path", NET, check_connect_unix_path, EPERM, TRUE},
+    {"network/restricted/connect-unix-abstract", NET, check_connect_unix_abstract, EPERM, TRUE},
+    {"network/restricted/unix-dgram", NET, check_socket_unix_dgram, EPERM, TRUE},
+    {"network/restricted/unix-dgram-flags", NET, check_socket_unix_dgram_flags, EPERM, TRUE},
+    {"network/restricted/unix-raw", NET, check_socket_unix_raw, EPERM, FALSE},
+    {"network/restricted/unix-seqpacket", NET, check_socket_unix_seqpacket, 0, FALSE},
+    {"network/restricted/socketpair-dgram", NET, check_socketpair_unix_dgram, EPERM, TRUE},
+    {"network/restricted/socketpair-traffic", NET, check_socketpair_traffic, 0, FALSE},
+    {"network/restricted/sendto-address", NET, check_sendto_address, EPERM, TRUE},
+    {"network/open/connect-unix-path", 0, check_connect_unix_path, 0, FALSE},
+    {"network/open/unix-dgram", 0, check_socket_unix_dgram, 0, FALSE},
 };
 
 int
