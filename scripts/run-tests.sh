@@ -27,6 +27,29 @@ meson test -C build-ci --suite unit --no-suite no-valgrind --no-rebuild --print-
 	--wrapper "valgrind --error-exitcode=66 --leak-check=full --errors-for-leak-kinds=definite \
 		--suppressions=/usr/share/glib-2.0/valgrind/glib.supp \
 		--suppressions=$(pwd)/tests/data/valgrind.supp --num-callers=30 -q" || status=1
+# the integration and sandbox suites again as an ordinary user, as D-Bus activation
+# and systemctl --user run the daemon: a copy of the tree owned by that user, built
+# by it, with an environment of its own (root bypasses permissions the user meets)
+user_logs=""
+if [ "$(id -u)" = 0 ] && [ "${ESD_SKIP_USER_SUITE:-0}" != 1 ]; then
+	ci_user=esd-ci
+	id -u "$ci_user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$ci_user"
+	ci_home=$(getent passwd "$ci_user" | cut -d: -f6)
+	user_tree=$ci_home/execserverd
+	rm -rf "$user_tree"
+	mkdir -p "$user_tree"
+	git ls-files -z | xargs -0 tar -cf - | tar -xf - -C "$user_tree"
+	chown -R "$ci_user:" "$user_tree"
+	if runuser -u "$ci_user" -- env -i HOME="$ci_home" USER="$ci_user" LOGNAME="$ci_user" \
+		PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 sh -c "cd '$user_tree' &&
+		meson setup build-user -Dwerror=true --buildtype=debugoptimized >/dev/null &&
+		ninja -C build-user >/dev/null &&
+		meson test -C build-user --suite integration --suite sandbox --print-errorlogs \
+			--num-processes 2"; then :; else status=1; fi
+	user_logs=$user_tree/build-user/meson-logs/testlog.json
+	[ -f "$user_logs" ] || { user_logs=""; status=1; }
+fi
+
 # clang sanitizer runtimes need undefined symbols left to the executable (meson #764)
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -57,5 +80,5 @@ echo "codex-cli end-to-end: $e2e"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
-	build-asan/meson-logs/testlog.json
+	build-asan/meson-logs/testlog.json $user_logs
 exit $status
