@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "erpc-listener-private.h"
 #include "esd-dbus-generated.h"
 #include "esd-dbus-service.h"
 #include "esd-environment.h"

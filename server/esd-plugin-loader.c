@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erpc-plugin-private.h"
 #include "esd-plugin-loader.h"
 
 /*

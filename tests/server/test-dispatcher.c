@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "erpc-call-private.h"
 #include "esd-mock-transport.h"
 #include "esd-server.h"
 

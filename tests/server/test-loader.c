@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "erpc-registry-private.h"
 #include "esd-plugin-loader.h"
 
 typedef struct {

@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include "erpc-listener.h"
+#include "erpc-listener-private.h"
 
 typedef struct {
 	gchar *bound_uri;

@@ -3,7 +3,8 @@
 #include "config.h"
 
 #include "erpc-error.h"
-#include "erpc-plugin.h"
+#include "erpc-plugin-private.h"
+#include "erpc-registry-private.h"
 
 typedef struct {
 	gchar *name;
