@@ -95,7 +95,8 @@ erpc_uri_to_path(const gchar *uri, GError **error)
 		const gchar *host = rest + 2;
 		const gchar *slash = strchr(host, '/');
 		gsize host_len = slash != NULL ? (gsize)(slash - host) : strlen(host);
-		if (host_len > 0 && !(host_len == 9 && g_ascii_strncasecmp(host, "localhost", 9) == 0)) {
+		if (host_len > 0 &&
+		    !(host_len == 9 && g_ascii_strncasecmp(host, "localhost", 9) == 0)) {
 			g_set_error(error,
 				    ERPC_ERROR,
 				    ERPC_ERROR_INVALID_REQUEST,
@@ -110,7 +111,11 @@ erpc_uri_to_path(const gchar *uri, GError **error)
 	/* a query or fragment is not part of the path */
 	decoded = g_strndup(path, strcspn(path, "?#"));
 	if (decoded[0] != '/') {
-		g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "invalid URI: %s is not absolute", uri);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid URI: %s is not absolute",
+			    uri);
 		return NULL;
 	}
 	{
@@ -118,15 +123,19 @@ erpc_uri_to_path(const gchar *uri, GError **error)
 		gsize raw_len = 0;
 		/* g_uri_unescape_segment stops at an escaped NUL: compare lengths */
 		if (unescaped == NULL || strstr(decoded, "%00") != NULL) {
-			g_set_error_literal(error,
-					    ERPC_ERROR,
-					    ERPC_ERROR_INVALID_PARAMS,
-					    "invalid URI: the path contains a NUL byte or a bad escape");
+			g_set_error_literal(
+			    error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid URI: the path contains a NUL byte or a bad escape");
 			return NULL;
 		}
 		raw_len = strlen(unescaped);
 		if (raw_len == 0) {
-			g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "invalid URI: empty path");
+			g_set_error_literal(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INVALID_PARAMS,
+					    "invalid URI: empty path");
 			return NULL;
 		}
 		return erpc_uri_normalize(unescaped);

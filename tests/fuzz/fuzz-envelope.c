@@ -99,7 +99,10 @@ fuzz_check_tree(JsonNode *node, guint level)
 		if (json_node_get_value_type(node) == G_TYPE_STRING) {
 			const gchar *str = json_node_get_string(node);
 			if (!g_utf8_validate(str, -1, NULL))
-				fuzz_fail("accepted a string that is not UTF-8", NULL, str, strlen(str));
+				fuzz_fail("accepted a string that is not UTF-8",
+					  NULL,
+					  str,
+					  strlen(str));
 		}
 		break;
 	case JSON_NODE_NULL:
@@ -313,7 +316,10 @@ fuzz_getters(JsonObject *obj, const gchar *member)
 	FUZZ_GETTER(erpc_json_require_uint64(obj, member, &u64, &error));
 	FUZZ_GETTER(erpc_json_get_uint64(obj, member, 1, &u64, &error));
 	if (ret && u64 > G_MAXINT64)
-		fuzz_fail("erpc_json_get_uint64() returned more than any JSON integer", member, NULL, 0);
+		fuzz_fail("erpc_json_get_uint64() returned more than any JSON integer",
+			  member,
+			  NULL,
+			  0);
 	FUZZ_GETTER(erpc_json_require_object(obj, member, &object, &error));
 	FUZZ_GETTER(erpc_json_get_object(obj, member, &object, &error));
 	FUZZ_GETTER(erpc_json_require_array(obj, member, &array, &error));
@@ -336,7 +342,10 @@ fuzz_getters(JsonObject *obj, const gchar *member)
 
 		FUZZ_GETTER(erpc_json_get_enum(obj, member, fuzz_variants[i], -1, &index, &error));
 		if (ret && (index < 0 || (guint)index >= n))
-			fuzz_fail("erpc_json_get_enum() returned an index out of range", member, NULL, 0);
+			fuzz_fail("erpc_json_get_enum() returned an index out of range",
+				  member,
+				  NULL,
+				  0);
 		if (n > 0) {
 			FUZZ_GETTER(erpc_json_get_enum(obj,
 						       member,
@@ -353,7 +362,16 @@ static void
 fuzz_params(JsonNode *params)
 {
 	static const gchar *const members[] = {
-	    "processId", "argv", "cwd", "env", "tty", "path", "mode", "encoding", "id", "",
+	    "processId",
+	    "argv",
+	    "cwd",
+	    "env",
+	    "tty",
+	    "path",
+	    "mode",
+	    "encoding",
+	    "id",
+	    "",
 	};
 	g_autofree gchar *described = erpc_json_describe(params);
 	GError *error = NULL;
@@ -389,7 +407,8 @@ fuzz_request_replies(ErpcMessage *msg)
 	const gchar *method = erpc_message_get_method(msg);
 	JsonNode *params = erpc_message_get_params(msg);
 	g_autoptr(GBytes) result = erpc_message_new_result(id, params);
-	g_autoptr(GBytes) error = erpc_message_new_error(id, ERPC_WIRE_METHOD_NOT_FOUND, method, params);
+	g_autoptr(GBytes) error =
+	    erpc_message_new_error(id, ERPC_WIRE_METHOD_NOT_FOUND, method, params);
 	g_autoptr(GBytes) request = erpc_message_new_request(id, method, params);
 	g_autoptr(ErpcMessage) result_msg = fuzz_parse_reply(result, ERPC_MESSAGE_KIND_RESPONSE);
 	g_autoptr(ErpcMessage) error_msg = fuzz_parse_reply(error, ERPC_MESSAGE_KIND_ERROR);
@@ -400,7 +419,8 @@ fuzz_request_replies(ErpcMessage *msg)
 	    !fuzz_nodes_equal(erpc_message_get_id(error_msg), id) ||
 	    !fuzz_nodes_equal(erpc_message_get_id(request_msg), id))
 		fuzz_fail("a reply does not echo the id", NULL, NULL, 0);
-	if (!fuzz_nodes_equal(erpc_message_get_result(result_msg), params != NULL ? params : null_node))
+	if (!fuzz_nodes_equal(erpc_message_get_result(result_msg),
+			      params != NULL ? params : null_node))
 		fuzz_fail("a result reply changed the result", NULL, NULL, 0);
 	if (g_strcmp0(erpc_message_get_error_message(error_msg), method) != 0)
 		fuzz_fail("an error reply changed the message", method, NULL, 0);
@@ -417,7 +437,8 @@ fuzz_notification_replies(ErpcMessage *msg)
 	const gchar *method = erpc_message_get_method(msg);
 	JsonNode *params = erpc_message_get_params(msg);
 	g_autoptr(GBytes) notification = erpc_message_new_notification(method, params);
-	g_autoptr(ErpcMessage) again = fuzz_parse_reply(notification, ERPC_MESSAGE_KIND_NOTIFICATION);
+	g_autoptr(ErpcMessage) again =
+	    fuzz_parse_reply(notification, ERPC_MESSAGE_KIND_NOTIFICATION);
 
 	if (g_strcmp0(erpc_message_get_method(again), method) != 0 ||
 	    !fuzz_nodes_equal(erpc_message_get_params(again), params))

@@ -51,7 +51,9 @@ test_loader_good(LoaderFixture *fixture, gconstpointer user_data)
 	info = esd_plugin_loader_get_info(fixture->loader, plugin);
 	g_assert_cmpstr(info->version, ==, "1.2.3");
 	g_assert_cmpstr(esd_plugin_loader_get_path(fixture->loader, plugin), ==, path);
-	g_assert_cmpuint(erpc_registry_get_capability_version(fixture->registry, "testEcho"), ==, 1);
+	g_assert_cmpuint(erpc_registry_get_capability_version(fixture->registry, "testEcho"),
+			 ==,
+			 1);
 	g_assert_nonnull(erpc_registry_lookup_method(fixture->registry, "test/echo", &data));
 	g_assert_true(data == plugin);
 	/* gated on testEcho version 2: invisible */
@@ -105,9 +107,10 @@ test_loader_duplicate_method(LoaderFixture *fixture, gconstpointer user_data)
 	second = esd_plugin_loader_load_file(fixture->loader, overlap, &error);
 	g_assert_null(second);
 	g_assert_error(error, ERPC_ERROR, ERPC_ERROR_EXISTS);
-	g_assert_cmpstr(error->message,
-			==,
-			"plugin overlap: method test/echo of overlap is already registered by echo");
+	g_assert_cmpstr(
+	    error->message,
+	    ==,
+	    "plugin overlap: method test/echo of overlap is already registered by echo");
 	/* the refused plugin is removed whole, its other method too */
 	g_assert_null(erpc_registry_lookup_method(fixture->registry, "test/overlap-only", NULL));
 	g_assert_nonnull(erpc_registry_lookup_method(fixture->registry, "test/echo", NULL));
@@ -174,9 +177,15 @@ test_loader_load_all(LoaderFixture *fixture, gconstpointer user_data)
 {
 	esd_plugin_loader_add_dir(fixture->loader, g_getenv("ESD_TEST_PLUGINDIR"), FALSE);
 	/* sorted: badabi, badbuild, echo, misnamed, overlap */
-	g_test_expect_message("execserverd", G_LOG_LEVEL_WARNING, "refusing plugin: *badabi*ABI 999*");
-	g_test_expect_message("execserverd", G_LOG_LEVEL_WARNING, "refusing plugin: *some-other-build*");
-	g_test_expect_message("execserverd", G_LOG_LEVEL_WARNING, "refusing plugin: *somebody-else*");
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *badabi*ABI 999*");
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *some-other-build*");
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *somebody-else*");
 	g_test_expect_message("execserverd",
 			      G_LOG_LEVEL_WARNING,
 			      "refusing plugin: plugin overlap: method test/echo of overlap is "
@@ -201,7 +210,16 @@ test_loader_exports(void)
 		gint status = 0;
 		guint n = 0;
 
-		if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, NULL)) {
+		if (!g_spawn_sync(NULL,
+				  (gchar **)argv,
+				  NULL,
+				  G_SPAWN_SEARCH_PATH,
+				  NULL,
+				  NULL,
+				  &out,
+				  NULL,
+				  &status,
+				  NULL)) {
 			g_test_skip("nm is not available");
 			return;
 		}
