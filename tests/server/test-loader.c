@@ -198,7 +198,7 @@ test_loader_load_all(LoaderFixture *fixture, gconstpointer user_data)
 static void
 test_loader_exports(void)
 {
-	const gchar *names[] = {"stdio", "ws"};
+	const gchar *names[] = {"accepted-socket", "fs-local", "stdio", "ws"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
 		g_autofree gchar *file = g_strdup_printf("libesd-plugin-%s.so", names[i]);
