@@ -7,6 +7,9 @@
 #    is not in its own plugin's directory) nor a *-private.h of the libraries;
 #    nor do their meson.build files add the project root, server/ or a daemon
 #    library;
+#  - what the libraries' *-private.h declare is exported under the _PRIVATE
+#    node of their version script, which plugins must not import
+#    (tests/plugins/test-plugin-symbols.c checks the built modules);
 #  - the format: every tracked *.c and *.h matches .clang-format.
 # Prints each refusal and exits 1 if there is any.
 set -eu
@@ -115,6 +118,28 @@ for build in $(list_files 'plugins/*meson.build'); do
 		echo "$refused"
 		failed=1
 	fi
+done
+
+# what the private headers of a library declare is what its version script
+# exports under the *_PRIVATE node, not under the public pattern erpc_*
+for lib in libexecrpc libexecrpc-plugin; do
+	map=$lib/$lib.map
+	declared=$(list_files "$lib/*-private.h" | xargs -r cat |
+		sed -n 's/^\(erpc_[a-z0-9_]*\)(.*/\1/p' | sort -u)
+	exported=$(awk '/_PRIVATE[[:space:]]*\{/ { p = 1; next } p && /\}/ { p = 0 } p' "$map" |
+		sed -n 's/^[[:space:]]*\(_*erpc_[a-z0-9_]*\);.*/\1/p' | sort -u)
+	for name in $declared; do
+		echo "$exported" | grep -qx "$name" ||
+			refuse "$name is in a private header of $lib but not in the _PRIVATE node of $map"
+	done
+	for name in $exported; do
+		case "$name" in
+		_*) continue ;;
+		*) ;;
+		esac
+		echo "$declared" | grep -qx "$name" ||
+			refuse "$name is in the _PRIVATE node of $map but in no private header of $lib"
+	done
 done
 
 if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then
