@@ -14,6 +14,9 @@ G_DECLARE_DERIVABLE_TYPE(ErpcListener, erpc_listener, ERPC, LISTENER, GObject)
  *   erpc_listener_emit_transport() and the bound address with
  *   erpc_listener_set_bound_uri()
  * @stop: stop accepting; existing transports stay open
+ * @accepted: a connection accepted from a socket given to
+ *   erpc_listener_accept_from(): a connected, non-blocking #GSocket to serve
+ *   or drop
  *
  * The base class of the `transport` extension point. A transport plugin
  * registers a subclass with erpc_registry_add_extension() under the URI
@@ -25,8 +28,9 @@ struct _ErpcListenerClass {
 	GObjectClass parent_class;
 	gboolean (*listen)(ErpcListener *self, const gchar *uri, GError **error);
 	void (*stop)(ErpcListener *self);
+	void (*accepted)(ErpcListener *self, GSocket *connection);
 	/*< private >*/
-	gpointer padding[12];
+	gpointer padding[11];
 };
 
 /**
@@ -55,5 +59,7 @@ void
 erpc_listener_emit_transport(ErpcListener *self, ErpcTransport *transport);
 void
 erpc_listener_emit_finished(ErpcListener *self);
+void
+erpc_listener_accept_from(ErpcListener *self, GSocket *socket);
 
 G_END_DECLS

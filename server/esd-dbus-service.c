@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <gio/gunixfdlist.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -27,6 +28,8 @@
 
 /* longest client-name kept for the logs */
 #define ESD_DBUS_CLIENT_NAME_MAX 256
+/* a shortage that starts within this long of the last warning is not warned of */
+#define ESD_DBUS_WARN_INTERVAL_US (60 * G_USEC_PER_SEC)
 
 struct _EsdDBusService {
 	GObject parent_instance;
@@ -39,6 +42,10 @@ struct _EsdDBusService {
 	guint idle_timeout; /* seconds; 0: stay */
 	guint idle_id;
 	guint pending; /* OpenConnection calls waiting for the caller's uid */
+
+	/* the last OpenConnection failed for want of descriptors; when that was last warned of */
+	gboolean short_of_fds;
+	gint64 last_fds_warning;
 };
 
 G_DEFINE_TYPE(EsdDBusService, esd_dbus_service, G_TYPE_OBJECT)
@@ -248,6 +255,29 @@ esd_dbus_service_serve_fd(EsdDBusService *self, gint fd, GError **error)
 	return connection;
 }
 
+/*
+ * out of descriptors (or memory): each caller gets its error, the log one
+ * warning per run of such failures, as the listeners do for accept()
+ */
+static void
+esd_dbus_service_short_of_fds(EsdDBusService *self, const gchar *reason)
+{
+	gint64 now = g_get_monotonic_time();
+
+	if (self->short_of_fds)
+		return;
+	self->short_of_fds = TRUE;
+	if (self->last_fds_warning != 0 &&
+	    now - self->last_fds_warning < ESD_DBUS_WARN_INTERVAL_US) {
+		g_debug("cannot open connections for D-Bus callers: %s", reason);
+		return;
+	}
+	self->last_fds_warning = now;
+	g_warning("cannot open connections for D-Bus callers: %s; refusing them until "
+		  "descriptors free up",
+		  reason);
+}
+
 static void
 esd_dbus_service_open(EsdDBusService *self, EsdDBusRequest *request)
 {
@@ -259,27 +289,46 @@ esd_dbus_service_open(EsdDBusService *self, EsdDBusRequest *request)
 	gint fds[2] = {-1, -1};
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+		gint errsv = errno;
+		g_autofree gchar *reason =
+		    g_strdup_printf("cannot create a socket pair: %s", g_strerror(errsv));
+		if (errsv == EMFILE || errsv == ENFILE || errsv == ENOBUFS || errsv == ENOMEM)
+			esd_dbus_service_short_of_fds(self, reason);
+		else
+			g_log(PROTOCOL_LOG_DOMAIN,
+			      G_LOG_LEVEL_MESSAGE,
+			      "D-Bus caller %s: %s",
+			      caller,
+			      reason);
 		g_dbus_method_invocation_return_error(invocation,
 						      G_DBUS_ERROR,
 						      G_DBUS_ERROR_LIMITS_EXCEEDED,
-						      "cannot create a socket pair: %s",
-						      g_strerror(errno));
+						      "%s",
+						      reason);
 		return;
 	}
 	fd_list = g_unix_fd_list_new_from_array(&fds[1], 1);
 	connection = esd_dbus_service_serve_fd(self, fds[0], &error);
 	if (connection == NULL) {
-		g_log(PROTOCOL_LOG_DOMAIN,
-		      G_LOG_LEVEL_MESSAGE,
-		      "D-Bus caller %s: cannot open a connection: %s",
-		      caller,
-		      error->message);
+		/* the fd transport serves a copy of the descriptor, which can fail the same way */
+		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TOO_MANY_OPEN_FILES))
+			esd_dbus_service_short_of_fds(self, error->message);
+		else
+			g_log(PROTOCOL_LOG_DOMAIN,
+			      G_LOG_LEVEL_MESSAGE,
+			      "D-Bus caller %s: cannot open a connection: %s",
+			      caller,
+			      error->message);
 		g_dbus_method_invocation_return_error(invocation,
 						      G_DBUS_ERROR,
 						      G_DBUS_ERROR_LIMITS_EXCEEDED,
 						      "cannot open a connection: %s",
 						      error->message);
 		return;
+	}
+	if (self->short_of_fds) {
+		self->short_of_fds = FALSE;
+		g_message("opening connections for D-Bus callers again");
 	}
 	g_info("D-Bus caller %s (client-name \"%s\"): connection %" G_GUINT64_FORMAT,
 	       caller,

@@ -12,7 +12,7 @@ G_BEGIN_DECLS
  */
 typedef struct {
 	guint max_connections;		/* all transports at once */
-	guint max_connections_per_peer; /* per remote IP address */
+	guint max_connections_per_peer; /* per IP address, loopback excepted */
 	guint64 max_queued_bytes;	/* unsent output per connection before it is dropped */
 	guint max_pending_requests;	/* requests waiting to run per connection */
 	guint handshake_timeout;	/* seconds from connect to `initialized` */
@@ -22,7 +22,7 @@ typedef struct {
 
 #define ESD_LIMITS_DEFAULT                                                                         \
 	{                                                                                          \
-		.max_connections = 512, .max_connections_per_peer = 128,                           \
+		.max_connections = 4096, .max_connections_per_peer = 128,                          \
 		.max_queued_bytes = 512 * 1024 * 1024, .max_pending_requests = 4096,               \
 		.handshake_timeout = 10, .max_processes = 1024, .max_json_depth = 64,              \
 	}

@@ -143,17 +143,35 @@ esd_main_list_plugins(EsdServer *server)
 	}
 }
 
-/* connections, pipes and sandbox binds all take descriptors: use what the hard limit allows */
+/* descriptors the daemon needs besides one per connection: logs, the bus, plugins, pipes */
+#define ESD_MAIN_RESERVED_FDS 64
+
+/*
+ * connections, pipes and sandbox binds all take descriptors: use what the hard
+ * limit allows (commands get a soft limit of their own from esd-supervise)
+ */
 static void
-esd_main_raise_fd_limit(void)
+esd_main_raise_fd_limit(guint max_connections)
 {
 	struct rlimit limit;
 
-	if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
+	if (getrlimit(RLIMIT_NOFILE, &limit) != 0)
 		return;
-	limit.rlim_cur = limit.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &limit) != 0)
-		g_debug("cannot raise the descriptor limit: %s", g_strerror(errno));
+	if (limit.rlim_cur < limit.rlim_max) {
+		limit.rlim_cur = limit.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+			g_debug("cannot raise the descriptor limit: %s", g_strerror(errno));
+			getrlimit(RLIMIT_NOFILE, &limit);
+		}
+	}
+	/* not fatal: an accept that finds no descriptor waits for one */
+	if (max_connections > 0 && limit.rlim_cur != RLIM_INFINITY &&
+	    limit.rlim_cur < (rlim_t)max_connections + ESD_MAIN_RESERVED_FDS)
+		g_message("the descriptor limit (%" G_GUINT64_FORMAT
+			  ") is too low for --max-connections %u: "
+			  "connections beyond it wait until descriptors free up",
+			  (guint64)limit.rlim_cur,
+			  max_connections);
 }
 
 int
@@ -273,14 +291,15 @@ main(int argc, char *argv[])
 	     0,
 	     G_OPTION_ARG_INT,
 	     &max_connections,
-	     N_("Connections served at once, 0 for no limit (default 512)"),
+	     N_("Connections served at once, 0 for no limit (default 4096)"),
 	     "N"},
 	    {"max-connections-per-peer",
 	     0,
 	     0,
 	     G_OPTION_ARG_INT,
 	     &max_connections_per_peer,
-	     N_("Connections from one IP address, 0 for no limit (default 128)"),
+	     N_("Connections from one IP address, 0 for no limit (default 128); loopback "
+		"addresses and local sockets are not counted"),
 	     "N"},
 	    {"max-queued-bytes",
 	     0,
@@ -418,7 +437,7 @@ main(int argc, char *argv[])
 	 * streams move buffers of a few hundred kilobytes; served from the heap
 	 * instead of fresh mappings, they cost no page faults each time
 	 */
-	esd_main_raise_fd_limit();
+	esd_main_raise_fd_limit((guint)max_connections);
 	mallopt(M_MMAP_THRESHOLD, 4 * 1024 * 1024);
 	mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
 	signal(SIGPIPE, SIG_IGN);

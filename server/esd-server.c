@@ -24,7 +24,8 @@ struct _EsdServer {
 	ErpcRegistry *registry;
 	EsdPluginLoader *loader;
 	GPtrArray *listeners;	    /* of ErpcListener */
-	GHashTable *dispatchers;    /* EsdDispatcher → EsdServerConnectionFlags */
+	GHashTable *dispatchers;    /* EsdDispatcher → EsdServerConnectionInfo */
+	GHashTable *peer_counts;    /* capped address → connections from it */
 	GHashTable *sessions;	    /* id → EsdSession */
 	EsdExpiryQueue *expiries;   /* detached sessions */
 	gchar *environment_info;    /* serialized EnvironmentInfo */
@@ -40,6 +41,19 @@ struct _EsdServer {
 };
 
 G_DEFINE_TYPE(EsdServer, esd_server, G_TYPE_OBJECT)
+
+/* what the server keeps of each connection it serves */
+typedef struct {
+	EsdServerConnectionFlags flags;
+	gchar *capped_host; /* counted against --max-connections-per-peer, or NULL */
+} EsdServerConnectionInfo;
+
+static void
+esd_server_connection_info_free(EsdServerConnectionInfo *info)
+{
+	g_free(info->capped_host);
+	g_free(info);
+}
 
 enum {
 	PROP_0,
@@ -243,17 +257,26 @@ esd_server_dispatcher_closed_cb(EsdDispatcher *dispatcher, EsdServer *self)
 {
 	ErpcConnection *connection = esd_dispatcher_get_connection(dispatcher);
 	EsdSession *session = esd_dispatcher_get_session(dispatcher);
-	EsdServerConnectionFlags flags =
-	    GPOINTER_TO_UINT(g_hash_table_lookup(self->dispatchers, dispatcher));
+	EsdServerConnectionInfo *info = g_hash_table_lookup(self->dispatchers, dispatcher);
 
 	g_info("connection %" G_GUINT64_FORMAT " (%s) closed",
 	       erpc_connection_get_id(connection),
 	       erpc_connection_get_peer(connection));
 	if (session != NULL && esd_session_get_connection(session) == connection) {
-		if (flags & ESD_SERVER_CONNECTION_FLAG_END_SESSION)
+		if (info->flags & ESD_SERVER_CONNECTION_FLAG_END_SESSION)
 			esd_server_session_ended(self, session);
 		else
 			esd_server_session_detached(self, session);
+	}
+	if (info->capped_host != NULL) {
+		guint same =
+		    GPOINTER_TO_UINT(g_hash_table_lookup(self->peer_counts, info->capped_host));
+		if (same > 1)
+			g_hash_table_insert(self->peer_counts,
+					    g_strdup(info->capped_host),
+					    GUINT_TO_POINTER(same - 1));
+		else
+			g_hash_table_remove(self->peer_counts, info->capped_host);
 	}
 	esd_plugin_loader_connection_closed(self->loader, connection);
 	g_hash_table_remove(self->dispatchers, dispatcher);
@@ -278,14 +301,38 @@ esd_server_peer_host(ErpcTransport *transport)
 	return g_strndup(space + 1, (gsize)(colon - space - 1));
 }
 
-/* whether one more connection from @transport's peer fits the limits */
+/*
+ * A loopback address (127.0.0.0/8, ::1, ::ffff:127.x.y.z) is shared by every
+ * client on the host, and by every client behind a local proxy: a cap per
+ * address would limit the host as a whole, which --max-connections does.
+ */
 static gboolean
-esd_server_admit(EsdServer *self, ErpcTransport *transport)
+esd_server_host_is_loopback(const gchar *host)
+{
+	static const guint8 v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	g_autoptr(GInetAddress) address = g_inet_address_new_from_string(host);
+	const guint8 *bytes;
+
+	if (address == NULL)
+		return FALSE;
+	if (g_inet_address_get_is_loopback(address))
+		return TRUE;
+	if (g_inet_address_get_family(address) != G_SOCKET_FAMILY_IPV6)
+		return FALSE;
+	bytes = g_inet_address_to_bytes(address);
+	return memcmp(bytes, v4_mapped, sizeof(v4_mapped)) == 0 && bytes[12] == 127;
+}
+
+/*
+ * whether one more connection from @transport's peer fits the limits; *capped_host
+ * is the address it counts against --max-connections-per-peer, NULL for a local
+ * socket (no address) or a loopback one
+ */
+static gboolean
+esd_server_admit(EsdServer *self, ErpcTransport *transport, gchar **capped_host)
 {
 	g_autofree gchar *host = esd_server_peer_host(transport);
-	GHashTableIter iter;
-	gpointer key;
-	guint same = 0;
+	guint same;
 
 	if (self->limits.max_connections > 0 &&
 	    g_hash_table_size(self->dispatchers) >= self->limits.max_connections) {
@@ -294,23 +341,19 @@ esd_server_admit(EsdServer *self, ErpcTransport *transport)
 			  self->limits.max_connections);
 		return FALSE;
 	}
-	if (host == NULL || self->limits.max_connections_per_peer == 0)
+	if (host == NULL || esd_server_host_is_loopback(host))
 		return TRUE;
-	g_hash_table_iter_init(&iter, self->dispatchers);
-	while (g_hash_table_iter_next(&iter, &key, NULL)) {
-		ErpcConnection *other = esd_dispatcher_get_connection(ESD_DISPATCHER(key));
-		g_autofree gchar *other_host =
-		    esd_server_peer_host(erpc_connection_get_transport(other));
-		if (g_strcmp0(host, other_host) == 0)
-			same++;
+	same = GPOINTER_TO_UINT(g_hash_table_lookup(self->peer_counts, host));
+	if (self->limits.max_connections_per_peer > 0 &&
+	    same >= self->limits.max_connections_per_peer) {
+		g_message("refusing a connection from %s: %u connections from %s is the limit",
+			  erpc_transport_get_peer(transport),
+			  self->limits.max_connections_per_peer,
+			  host);
+		return FALSE;
 	}
-	if (same < self->limits.max_connections_per_peer)
-		return TRUE;
-	g_message("refusing a connection from %s: %u connections from %s is the limit",
-		  erpc_transport_get_peer(transport),
-		  self->limits.max_connections_per_peer,
-		  host);
-	return FALSE;
+	*capped_host = g_steal_pointer(&host);
+	return TRUE;
 }
 
 /**
@@ -329,9 +372,11 @@ esd_server_add_transport_full(EsdServer *self,
 {
 	g_autoptr(ErpcConnection) connection = NULL;
 	g_autofree gchar *host = NULL;
+	g_autofree gchar *capped_host = NULL;
+	EsdServerConnectionInfo *info;
 	EsdDispatcher *dispatcher;
 
-	if (self->shutting_down || !esd_server_admit(self, transport)) {
+	if (self->shutting_down || !esd_server_admit(self, transport, &capped_host)) {
 		erpc_transport_close(transport, TRUE);
 		return NULL;
 	}
@@ -345,7 +390,16 @@ esd_server_add_transport_full(EsdServer *self,
 				  host != NULL ? self->limits.handshake_timeout : 0,
 				  self->limits.max_pending_requests);
 	g_signal_connect(dispatcher, "closed", G_CALLBACK(esd_server_dispatcher_closed_cb), self);
-	g_hash_table_insert(self->dispatchers, dispatcher, GUINT_TO_POINTER(flags));
+	info = g_new0(EsdServerConnectionInfo, 1);
+	info->flags = flags;
+	if (capped_host != NULL) {
+		guint same = GPOINTER_TO_UINT(g_hash_table_lookup(self->peer_counts, capped_host));
+		g_hash_table_insert(self->peer_counts,
+				    g_strdup(capped_host),
+				    GUINT_TO_POINTER(same + 1));
+		info->capped_host = g_steal_pointer(&capped_host);
+	}
+	g_hash_table_insert(self->dispatchers, dispatcher, info);
 	g_info("connection %" G_GUINT64_FORMAT " from %s",
 	       erpc_connection_get_id(connection),
 	       erpc_transport_get_peer(transport));
@@ -555,6 +609,7 @@ esd_server_dispose(GObject *object)
 
 	esd_server_shutdown(self);
 	g_clear_pointer(&self->dispatchers, g_hash_table_unref);
+	g_clear_pointer(&self->peer_counts, g_hash_table_unref);
 	g_clear_pointer(&self->listeners, g_ptr_array_unref);
 	g_clear_object(&self->expiries);
 	g_clear_pointer(&self->sessions, g_hash_table_unref);
@@ -578,8 +633,11 @@ esd_server_init(EsdServer *self)
 	self->registry = erpc_registry_new();
 	self->loader = esd_plugin_loader_new(self->registry);
 	self->listeners = g_ptr_array_new_with_free_func(g_object_unref);
-	self->dispatchers =
-	    g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref, NULL);
+	self->dispatchers = g_hash_table_new_full(g_direct_hash,
+						  g_direct_equal,
+						  g_object_unref,
+						  (GDestroyNotify)esd_server_connection_info_free);
+	self->peer_counts = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	self->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_object_unref);
 	self->limits = (EsdLimits)ESD_LIMITS_DEFAULT;
 }

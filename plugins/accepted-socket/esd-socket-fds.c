@@ -153,8 +153,15 @@ esd_socket_fds_wrap(gint fd, GError **error)
 {
 	gint copy = fcntl(fd, F_DUPFD_CLOEXEC, ESD_SD_LISTEN_FDS_START);
 
+	/* out of descriptors is no fault of the descriptor: the code tells it */
 	if (copy < 0) {
-		esd_socket_fds_fail(fd, "cannot be duplicated", errno, error);
+		gint errsv = errno;
+		g_set_error(error,
+			    G_IO_ERROR,
+			    g_io_error_from_errno(errsv),
+			    "fd %d: cannot be duplicated: %s",
+			    fd,
+			    g_strerror(errsv));
 		return NULL;
 	}
 	return g_socket_new_from_fd(copy, error);

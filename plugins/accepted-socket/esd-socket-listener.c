@@ -18,16 +18,10 @@
  * it, as with stdio.
  */
 
-/* pause after a failed accept (out of descriptors, say) before the next try */
-#define ESD_SOCKET_LISTENER_RETRY_MS 200
-
 struct _EsdSocketListener {
 	ErpcListener parent_instance;
-	GSocketListener *acceptor; /* the listening sockets; NULL without any */
-	GCancellable *cancellable;
 	GHashTable *transports; /* of ErpcTransport, the open connections */
-	guint retry_id;
-	gboolean accept_failing;
+	gboolean accepting;	/* from a listening socket, through ErpcListener */
 	gboolean started;
 };
 
@@ -36,7 +30,7 @@ G_DEFINE_TYPE(EsdSocketListener, esd_socket_listener, ERPC_TYPE_LISTENER)
 static void
 esd_socket_listener_maybe_finished(EsdSocketListener *self)
 {
-	if (self->acceptor == NULL && g_hash_table_size(self->transports) == 0)
+	if (!self->accepting && g_hash_table_size(self->transports) == 0)
 		erpc_listener_emit_finished(ERPC_LISTENER(self));
 }
 
@@ -98,54 +92,14 @@ esd_socket_listener_serve_socket(EsdSocketListener *self, GSocket *socket)
 	esd_socket_listener_serve(self, connection);
 }
 
+/* from a listening socket; ErpcListener survives accepts that fail */
 static void
-esd_socket_listener_accept_next(EsdSocketListener *self);
-
-static gboolean
-esd_socket_listener_retry_cb(gpointer user_data)
+esd_socket_listener_accepted(ErpcListener *listener, GSocket *socket)
 {
-	EsdSocketListener *self = ESD_SOCKET_LISTENER(user_data);
-	self->retry_id = 0;
-	esd_socket_listener_accept_next(self);
-	return G_SOURCE_REMOVE;
-}
+	EsdSocketListener *self = ESD_SOCKET_LISTENER(listener);
 
-static void
-esd_socket_listener_accept_cb(GObject *source, GAsyncResult *res, gpointer user_data)
-{
-	g_autoptr(EsdSocketListener) self = ESD_SOCKET_LISTENER(user_data);
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSocketConnection) connection =
-	    g_socket_listener_accept_finish(G_SOCKET_LISTENER(source), res, NULL, &error);
-
-	if (connection == NULL) {
-		if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
-		    g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED) || self->acceptor == NULL)
-			return;
-		/* once per run of failures: a peer can make accept() fail, not flood the log */
-		if (!self->accept_failing)
-			g_message("cannot accept a connection: %s", error->message);
-		self->accept_failing = TRUE;
-		self->retry_id =
-		    g_timeout_add(ESD_SOCKET_LISTENER_RETRY_MS, esd_socket_listener_retry_cb, self);
-		return;
-	}
-	self->accept_failing = FALSE;
-	if (self->acceptor == NULL)
-		return;
-	esd_socket_listener_serve(self, connection);
-	esd_socket_listener_accept_next(self);
-}
-
-static void
-esd_socket_listener_accept_next(EsdSocketListener *self)
-{
-	if (self->acceptor == NULL)
-		return;
-	g_socket_listener_accept_async(self->acceptor,
-				       self->cancellable,
-				       esd_socket_listener_accept_cb,
-				       g_object_ref(self));
+	if (self->accepting)
+		esd_socket_listener_serve_socket(self, socket);
 }
 
 static gboolean
@@ -153,7 +107,6 @@ esd_socket_listener_listen(ErpcListener *listener, const gchar *uri, GError **er
 {
 	EsdSocketListener *self = ESD_SOCKET_LISTENER(listener);
 	g_autoptr(GPtrArray) items = NULL;
-	g_autoptr(GSocketListener) acceptor = NULL;
 
 	if (self->started) {
 		g_set_error_literal(error,
@@ -172,35 +125,23 @@ esd_socket_listener_listen(ErpcListener *listener, const gchar *uri, GError **er
 		EsdSocketFd *item = g_ptr_array_index(items, i);
 		if (!item->listening)
 			continue;
-		if (acceptor == NULL)
-			acceptor = g_socket_listener_new();
-		if (!g_socket_listener_add_socket(acceptor, item->socket, NULL, error)) {
-			g_prefix_error(error, "fd %d: ", item->source_fd);
-			return FALSE;
-		}
+		self->accepting = TRUE;
+		erpc_listener_accept_from(listener, item->socket);
 		g_debug("accepting connections on fd %d", item->source_fd);
 	}
-	self->acceptor = g_steal_pointer(&acceptor);
 	for (guint i = 0; i < items->len; i++) {
 		EsdSocketFd *item = g_ptr_array_index(items, i);
 		if (!item->listening)
 			esd_socket_listener_serve_socket(self, item->socket);
 	}
-	esd_socket_listener_accept_next(self);
 	return TRUE;
 }
 
+/* ErpcListener closes the listening sockets */
 static void
 esd_socket_listener_stop(ErpcListener *listener)
 {
-	EsdSocketListener *self = ESD_SOCKET_LISTENER(listener);
-
-	g_cancellable_cancel(self->cancellable);
-	g_clear_handle_id(&self->retry_id, g_source_remove);
-	if (self->acceptor != NULL) {
-		g_socket_listener_close(self->acceptor);
-		g_clear_object(&self->acceptor);
-	}
+	ESD_SOCKET_LISTENER(listener)->accepting = FALSE;
 }
 
 static void
@@ -220,14 +161,12 @@ esd_socket_listener_finalize(GObject *object)
 	EsdSocketListener *self = ESD_SOCKET_LISTENER(object);
 
 	g_hash_table_unref(self->transports);
-	g_object_unref(self->cancellable);
 	G_OBJECT_CLASS(esd_socket_listener_parent_class)->finalize(object);
 }
 
 static void
 esd_socket_listener_init(EsdSocketListener *self)
 {
-	self->cancellable = g_cancellable_new();
 	self->transports =
 	    g_hash_table_new_full(g_direct_hash, g_direct_equal, g_object_unref, NULL);
 }
@@ -242,4 +181,5 @@ esd_socket_listener_class_init(EsdSocketListenerClass *klass)
 	object_class->finalize = esd_socket_listener_finalize;
 	listener_class->listen = esd_socket_listener_listen;
 	listener_class->stop = esd_socket_listener_stop;
+	listener_class->accepted = esd_socket_listener_accepted;
 }

@@ -9,6 +9,7 @@
 
 #include "esd-ws-auth.h"
 #include "esd-ws-listener.h"
+#include "esd-ws-peer-address.h"
 #include "esd-ws-transport.h"
 
 /*
@@ -19,6 +20,12 @@
  * checked once the request is known to be a valid upgrade, as the reference
  * does. Accepted sockets get TCP_NODELAY, because the protocol often sends
  * two small messages back to back.
+ *
+ * The listening socket is not SoupServer's: libsoup 3.2 stops accepting for
+ * good after one failed accept (out of descriptors, say). ErpcListener
+ * accepts instead, and survives that; each connection goes to SoupServer as
+ * a stream, wrapped in TLS here for wss://, with its socket carried by the
+ * remote address (esd-ws-peer-address.c).
  */
 
 /* without a --handshake-timeout in the options */
@@ -29,6 +36,7 @@ struct _EsdWsListener {
 	ErpcListener parent_instance;
 	SoupServer *server;
 	EsdWsAuth *auth;
+	GTlsCertificate *certificate; /* wss:// */
 	guint request_timeout; /* seconds for a request's headers to arrive, 0 for no limit */
 };
 
@@ -68,6 +76,17 @@ esd_ws_listener_readyz_cb(SoupServer *server,
 
 static void
 esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data);
+
+/* the socket of the connection @msg came on */
+static GSocket *
+esd_ws_listener_message_socket(SoupServerMessage *msg)
+{
+	GSocketAddress *remote = soup_server_message_get_remote_address(msg);
+
+	if (!ESD_IS_WS_PEER_ADDRESS(remote))
+		return NULL;
+	return esd_ws_peer_address_get_socket(ESD_WS_PEER_ADDRESS(remote));
+}
 
 static gchar *
 esd_ws_listener_describe_address(GSocketAddress *address)
@@ -164,19 +183,15 @@ esd_ws_listener_upgraded_cb(SoupServerMessage *msg, gpointer user_data)
 	g_autoptr(EsdWsTransport) transport = NULL;
 	g_autofree gchar *address = NULL;
 	g_autofree gchar *peer = NULL;
-	g_autoptr(GSocket) tcp_socket = NULL;
-	GSocket *socket;
+	g_autoptr(GSocket) socket = NULL;
 
 	g_object_ref(msg);
 	address = esd_ws_listener_describe_address(soup_server_message_get_remote_address(msg));
 	peer = g_strdup_printf("websocket %s", address);
-	/* over TLS the stream is the GTlsConnection, which does not carry the socket */
-	if (soup_server_message_get_socket(msg) != NULL)
-		tcp_socket = g_object_ref(soup_server_message_get_socket(msg));
+	/* the address goes with the connection libsoup lets go of */
+	if (esd_ws_listener_message_socket(msg) != NULL)
+		socket = g_object_ref(esd_ws_listener_message_socket(msg));
 	stream = soup_server_message_steal_connection(msg);
-	socket = g_object_get_data(G_OBJECT(stream), "GSocket");
-	if (socket == NULL)
-		socket = tcp_socket;
 	transport = esd_ws_transport_new(stream,
 					 socket,
 					 peer,
@@ -206,13 +221,11 @@ static void
 esd_ws_listener_request_started_cb(SoupServer *server, SoupServerMessage *msg, gpointer user_data)
 {
 	EsdWsListener *self = ESD_WS_LISTENER(user_data);
-	GSocket *socket = soup_server_message_get_socket(msg);
+	GSocket *socket = esd_ws_listener_message_socket(msg);
 	GSource *timeout;
 
 	if (socket == NULL)
 		return;
-	if (g_socket_get_family(socket) != G_SOCKET_FAMILY_UNIX)
-		g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
 	/* slowloris: a request that never completes must not hold a connection forever */
 	if (self->request_timeout == 0)
 		return;
@@ -233,6 +246,52 @@ static void
 esd_ws_listener_request_read_cb(SoupServer *server, SoupServerMessage *msg, gpointer user_data)
 {
 	g_object_set_data(G_OBJECT(msg), "esd-request-timeout", NULL);
+}
+
+/* a connection ErpcListener accepted: SoupServer reads its request */
+static void
+esd_ws_listener_accepted(ErpcListener *listener, GSocket *socket)
+{
+	EsdWsListener *self = ESD_WS_LISTENER(listener);
+	g_autoptr(GSocketConnection) connection = NULL;
+	g_autoptr(GSocketAddress) local = NULL;
+	g_autoptr(EsdWsPeerAddress) remote = NULL;
+	g_autoptr(GIOStream) stream = NULL;
+	g_autoptr(GError) error = NULL;
+
+	if (self->server == NULL)
+		return;
+	g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
+	/* a peer that is already gone has no address */
+	local = g_socket_get_local_address(socket, &error);
+	if (local != NULL)
+		remote = esd_ws_peer_address_new(socket, &error);
+	if (remote == NULL) {
+		g_debug("dropping an accepted connection: %s", error->message);
+		return;
+	}
+	connection = g_socket_connection_factory_create_connection(socket);
+	if (self->certificate == NULL) {
+		stream = G_IO_STREAM(g_steal_pointer(&connection));
+	} else {
+		/* the handshake happens as libsoup reads the request, under its timeout */
+		stream =
+		    g_tls_server_connection_new(G_IO_STREAM(connection), self->certificate, &error);
+		if (stream == NULL) {
+			g_message("cannot start TLS on a connection: %s", error->message);
+			g_io_stream_close(G_IO_STREAM(connection), NULL, NULL);
+			return;
+		}
+		g_object_set(stream, "require-close-notify", FALSE, NULL);
+	}
+	if (!soup_server_accept_iostream(self->server,
+					 stream,
+					 local,
+					 G_SOCKET_ADDRESS(remote),
+					 &error)) {
+		g_message("cannot serve an accepted connection: %s", error->message);
+		g_io_stream_close(stream, NULL, NULL);
+	}
 }
 
 /* ws://IP:PORT or wss://IP:PORT; *tls tells which */
@@ -335,7 +394,6 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 	g_autoptr(GInetSocketAddress) address = NULL;
 	g_autoptr(GTlsCertificate) certificate = NULL;
 	g_autoptr(GSocket) socket = NULL;
-	g_autoptr(GSList) sockets = NULL;
 	g_autoptr(GSocketAddress) bound = NULL;
 	g_autofree gchar *bound_text = NULL;
 	g_autofree gchar *bound_uri = NULL;
@@ -360,11 +418,13 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 		return FALSE;
 	if (tls && (certificate = esd_ws_listener_load_certificate(listener, error)) == NULL)
 		return FALSE;
-	self->server = soup_server_new("server-header",
-				       "execserverd/" PACKAGE_VERSION,
-				       "tls-certificate",
-				       certificate,
-				       NULL);
+	socket = esd_ws_listener_open_socket(address, error);
+	if (socket == NULL || (bound = g_socket_get_local_address(socket, error)) == NULL) {
+		g_prefix_error(error, "cannot listen on %s: ", uri);
+		return FALSE;
+	}
+	self->server = soup_server_new("server-header", "execserverd/" PACKAGE_VERSION, NULL);
+	g_set_object(&self->certificate, certificate);
 	soup_server_add_handler(self->server, "/readyz", esd_ws_listener_readyz_cb, self, NULL);
 	soup_server_add_handler(self->server, "/", esd_ws_listener_root_cb, self, NULL);
 	g_signal_connect(self->server,
@@ -375,29 +435,17 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 			 "request-read",
 			 G_CALLBACK(esd_ws_listener_request_read_cb),
 			 self);
-	socket = esd_ws_listener_open_socket(address, error);
-	if (socket == NULL || !soup_server_listen_socket(self->server,
-							 socket,
-							 tls ? SOUP_SERVER_LISTEN_HTTPS : 0,
-							 error)) {
-		g_prefix_error(error, "cannot listen on %s: ", uri);
-		g_clear_object(&self->server);
-		return FALSE;
-	}
-	sockets = soup_server_get_listeners(self->server);
-	if (sockets == NULL || (bound = g_socket_get_local_address(sockets->data, error)) == NULL) {
-		g_clear_object(&self->server);
-		return FALSE;
-	}
 	bound_text = esd_ws_listener_describe_address(bound);
 	bound_uri = g_strdup_printf("%s://%s", tls ? "wss" : "ws", bound_text);
 	erpc_listener_set_bound_uri(listener, bound_uri);
+	erpc_listener_accept_from(listener, socket);
 	g_info("listening on %s%s",
 	       bound_uri,
 	       esd_ws_auth_is_enabled(self->auth) ? " with authentication" : "");
 	return TRUE;
 }
 
+/* ErpcListener closes the listening socket; requests still being read are dropped */
 static void
 esd_ws_listener_stop(ErpcListener *listener)
 {
@@ -416,6 +464,7 @@ esd_ws_listener_dispose(GObject *object)
 		g_clear_object(&self->server);
 	}
 	g_clear_object(&self->auth);
+	g_clear_object(&self->certificate);
 	G_OBJECT_CLASS(esd_ws_listener_parent_class)->dispose(object);
 }
 
@@ -430,4 +479,5 @@ esd_ws_listener_class_init(EsdWsListenerClass *klass)
 	G_OBJECT_CLASS(klass)->dispose = esd_ws_listener_dispose;
 	ERPC_LISTENER_CLASS(klass)->listen = esd_ws_listener_listen;
 	ERPC_LISTENER_CLASS(klass)->stop = esd_ws_listener_stop;
+	ERPC_LISTENER_CLASS(klass)->accepted = esd_ws_listener_accepted;
 }

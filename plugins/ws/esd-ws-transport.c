@@ -512,6 +512,19 @@ esd_ws_transport_parse(EsdWsTransport *self)
 	return !self->finished;
 }
 
+/*
+ * with nothing left to parse, the read block goes back to the allocator: an
+ * idle connection would otherwise keep 256 KiB of heap and the pages it touched
+ */
+static void
+esd_ws_transport_trim_inbuf(EsdWsTransport *self)
+{
+	if (self->inbuf->len > 0)
+		return;
+	g_byte_array_unref(self->inbuf);
+	self->inbuf = g_byte_array_new();
+}
+
 static gboolean
 esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 {
@@ -538,6 +551,7 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 						     &error);
 	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
 		g_byte_array_set_size(self->inbuf, (guint)old_len);
+		esd_ws_transport_trim_inbuf(self);
 		g_object_unref(self);
 		return G_SOURCE_CONTINUE;
 	}
@@ -550,6 +564,7 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 	}
 	g_byte_array_set_size(self->inbuf, (guint)(old_len + (gsize)n));
 	esd_ws_transport_parse(self);
+	esd_ws_transport_trim_inbuf(self);
 	g_object_unref(self);
 	return self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }

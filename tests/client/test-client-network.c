@@ -4,15 +4,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
-
 #include "erpc-test-client.h"
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(EVP_PKEY, EVP_PKEY_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(X509, X509_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(BIO, BIO_free)
+#include "esd-test-tls.h"
 
 /*
  * The client's network side against the real daemon: the proxy its
@@ -122,36 +115,6 @@ test_credentials(void)
 	g_rmdir(dir);
 }
 
-/* a self-signed P-256 certificate for localhost, valid for a day */
-static void
-make_certificate(const gchar *cert_path, const gchar *key_path)
-{
-	g_autoptr(EVP_PKEY) key = EVP_EC_gen("P-256");
-	g_autoptr(X509) cert = X509_new();
-	g_autoptr(BIO) cert_out = BIO_new_file(cert_path, "w");
-	g_autoptr(BIO) key_out = BIO_new_file(key_path, "w");
-	X509_NAME *name;
-
-	g_assert_nonnull(key);
-	g_assert_true(X509_set_version(cert, 2));
-	g_assert_true(ASN1_INTEGER_set(X509_get_serialNumber(cert), 1));
-	g_assert_nonnull(X509_gmtime_adj(X509_getm_notBefore(cert), -3600));
-	g_assert_nonnull(X509_gmtime_adj(X509_getm_notAfter(cert), 86400));
-	g_assert_true(X509_set_pubkey(cert, key));
-	name = X509_get_subject_name(cert);
-	g_assert_true(X509_NAME_add_entry_by_txt(name,
-						 "CN",
-						 MBSTRING_ASC,
-						 (const guchar *)"localhost",
-						 -1,
-						 -1,
-						 0));
-	g_assert_true(X509_set_issuer_name(cert, name));
-	g_assert_cmpint(X509_sign(cert, key, EVP_sha256()), >, 0);
-	g_assert_true(PEM_write_bio_X509(cert_out, cert));
-	g_assert_true(PEM_write_bio_PrivateKey(key_out, key, NULL, NULL, 0, NULL, NULL));
-}
-
 static void
 test_wss(void)
 {
@@ -177,7 +140,7 @@ test_wss(void)
 	g_autoptr(ErpcClient) untrusting = NULL;
 	g_autofree gchar *url = NULL;
 
-	make_certificate(cert, key);
+	esd_test_make_certificate(cert, key);
 	g_assert_true(g_file_set_contents(token, "wss-token", -1, NULL));
 	daemon = esd_test_daemon_new_ws(args);
 	g_assert_true(g_str_has_prefix(esd_test_daemon_get_url(daemon), "wss://"));

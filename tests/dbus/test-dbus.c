@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "esd-test-socket.h"
@@ -34,6 +35,7 @@ typedef struct {
 	gchar *log;
 	GSubprocess *bus;
 	GDBusConnection *connection;
+	guint expected_problems; /* warnings the test makes the daemon log */
 } Fixture;
 
 static const gchar *const default_args = "--verbose";
@@ -235,7 +237,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 	g_clear_object(&fx->bus);
 	if (pid != 0)
 		ESD_WAIT_UNTIL(pid_is_gone(pid), WAIT_MS);
-	g_assert_cmpuint(esd_test_log_count_problems(fx->log), ==, 0);
+	g_assert_cmpuint(esd_test_log_count_problems(fx->log), ==, fx->expected_problems);
 	remove_tree(fx->dir);
 	g_free(fx->dir);
 	g_free(fx->address);
@@ -472,6 +474,93 @@ test_socket_closed(Fixture *fx, gconstpointer user_data)
 	g_assert_true(fixture_name_has_owner(fx));
 }
 
+/* the daemon's descriptors, soft and hard, once it runs */
+#define FD_LIMIT 32
+
+static guint
+count_in_log(Fixture *fx, const gchar *needle)
+{
+	g_autofree gchar *log = NULL;
+	g_auto(GStrv) parts = NULL;
+
+	g_assert_true(g_file_get_contents(fx->log, &log, NULL, NULL));
+	parts = g_strsplit(log, needle, -1);
+	return g_strv_length(parts) - 1;
+}
+
+/*
+ * out of descriptors, OpenConnection answers each caller an error and the
+ * log one warning; once descriptors free up, it serves again
+ */
+static void
+test_fd_limit(Fixture *fx, gconstpointer user_data)
+{
+	const struct rlimit limit = {.rlim_cur = FD_LIMIT, .rlim_max = FD_LIMIT};
+	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autoptr(EsdTestSocketPeer) first = NULL;
+	g_autoptr(EsdTestSocketPeer) fresh = NULL;
+	g_autoptr(GError) error = NULL;
+	gint64 start;
+	gint fd;
+
+	if (fx->bus == NULL)
+		return;
+	first = open_peer(fx->connection);
+	g_free(esd_test_peer_handshake(ESD_TEST_PEER(first)));
+	g_assert_cmpint(prlimit((pid_t)fixture_daemon_pid(fx), RLIMIT_NOFILE, &limit, NULL), ==, 0);
+	while ((fd = open_connection(fx->connection, g_variant_new("a{sv}", NULL), &error)) >= 0) {
+		g_array_append_val(fds, fd);
+		g_assert_cmpuint(fds->len, <, FD_LIMIT);
+	}
+	g_test_message("%u connections opened, then: %s", fds->len, error->message);
+	g_assert_error(error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED);
+	g_assert_true(g_pattern_match_simple("*Too many open files*", error->message));
+	g_clear_error(&error);
+	/* one descriptor fewer, an open file of the first session: now the socket pair fails */
+	{
+		g_autofree gchar *file = g_build_filename(fx->dir, "file", NULL);
+		g_autofree gchar *request = NULL;
+		g_autoptr(JsonNode) reply = NULL;
+
+		g_assert_true(g_file_set_contents(file, "x", -1, NULL));
+		request = g_strdup_printf("{\"id\":\"open\",\"method\":\"fs/open\",\"params\":{"
+					  "\"handleId\":\"h\",\"path\":\"file://%s\",\"mode\":"
+					  "\"read\"}}",
+					  file);
+		reply = esd_test_peer_call(ESD_TEST_PEER(first), request);
+		g_assert_nonnull(esd_test_json_get(reply, "result"));
+	}
+	fd = open_connection(fx->connection, g_variant_new("a{sv}", NULL), &error);
+	g_assert_cmpint(fd, <, 0);
+	g_assert_error(error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED);
+	g_assert_true(g_pattern_match_simple("*cannot create a socket pair: Too many open files*",
+					     error->message));
+	g_clear_error(&error);
+	esd_test_peer_assert_alive(ESD_TEST_PEER(first));
+
+	for (guint i = 0; i < fds->len; i++)
+		close(g_array_index(fds, gint, i));
+	start = g_get_monotonic_time();
+	/* the daemon frees a descriptor as it sees each connection end */
+	while ((fd = open_connection(fx->connection, g_variant_new("a{sv}", NULL), &error)) < 0 &&
+	       g_get_monotonic_time() - start < 3 * G_USEC_PER_SEC) {
+		g_clear_error(&error);
+		g_usleep(100 * 1000);
+	}
+	g_assert_no_error(error);
+	g_assert_cmpint(g_get_monotonic_time() - start, <, 3 * G_USEC_PER_SEC);
+	fresh = esd_test_socket_peer_new(fd);
+	g_free(esd_test_peer_handshake(ESD_TEST_PEER(fresh)));
+	esd_test_peer_assert_alive(ESD_TEST_PEER(fresh));
+
+	g_assert_cmpuint(count_in_log(fx, "-WARNING: "), ==, 1);
+	g_assert_cmpuint(count_in_log(fx, "cannot open connections for D-Bus callers"), ==, 1);
+	g_assert_cmpuint(count_in_log(fx, "opening connections for D-Bus callers again"), ==, 1);
+	fx->expected_problems = 1;
+	esd_test_socket_peer_close(fresh);
+	esd_test_socket_peer_close(first);
+}
+
 /* --idle-timeout 2: kept while a connection is open, then exits by itself */
 static void
 test_idle_exit(Fixture *fx, gconstpointer user_data)
@@ -569,6 +658,12 @@ main(int argc, char **argv)
 		   NULL,
 		   fixture_setup,
 		   test_second_instance,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "fd-limit",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_fd_limit,
 		   fixture_teardown);
 	g_test_add(DBUS_TEST "idle-exit",
 		   Fixture,

@@ -4,6 +4,7 @@
 
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "esd-test-utils.h"
 
@@ -75,20 +76,98 @@ test_max_connections(void)
 	assert_clean_exit(daemon);
 }
 
+/*
+ * every client on the host shares 127.0.0.1: loopback is not capped per
+ * address (tests/server/test-admission.c checks the cap on other addresses)
+ */
 static void
-test_max_connections_per_peer(void)
+test_max_connections_per_peer_loopback(void)
 {
 	g_autoptr(EsdTestDaemon) daemon = daemon_with("--max-connections-per-peer", "1");
 	g_autoptr(EsdTestWsClient) a = client_ready(daemon);
-	g_autoptr(EsdTestWsClient) b = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+	g_autoptr(EsdTestWsClient) b = client_ready(daemon);
+	g_autoptr(EsdTestWsClient) c = client_ready(daemon);
 
-	esd_test_peer_send_text(
-	    ESD_TEST_PEER(b),
-	    "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"b\"}}");
-	g_assert_cmpuint(esd_test_ws_client_wait_closed(b, WAIT_MS),
-			 ==,
-			 ESD_TEST_WS_CLOSE_NO_FRAME);
 	esd_test_peer_assert_alive(ESD_TEST_PEER(a));
+	assert_clean_exit(daemon);
+}
+
+/* Private_Clean + Private_Dirty of @pid, in kB */
+static guint64
+private_kb(gint pid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/smaps_rollup", pid);
+	g_autofree gchar *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	guint64 total = 0;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (g_str_has_prefix(lines[i], "Private_Clean:") ||
+		    g_str_has_prefix(lines[i], "Private_Dirty:"))
+			total += g_ascii_strtoull(strchr(lines[i], ':') + 1, NULL, 10);
+	}
+	g_assert_cmpuint(total, >, 0);
+	return total;
+}
+
+#define MANY_SESSIONS 1000
+/* what an idle, initialized session may cost the daemon */
+#define MAX_KB_PER_SESSION 16
+
+/*
+ * one host running many agents: 1,000 sessions over ws from 127.0.0.1 with
+ * the default limits, then one more is served at once
+ */
+static void
+test_many_loopback_sessions(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = NULL;
+	g_autoptr(GPtrArray) clients = g_ptr_array_new_with_free_func(g_object_unref);
+	g_autoptr(EsdTestWsClient) fresh = NULL;
+	struct rlimit files;
+	guint64 before;
+	guint64 after;
+	gint64 start;
+
+	/* a socket each, and libsoup's own */
+	g_assert_cmpint(getrlimit(RLIMIT_NOFILE, &files), ==, 0);
+	files.rlim_cur = files.rlim_max;
+	g_assert_cmpint(setrlimit(RLIMIT_NOFILE, &files), ==, 0);
+	if (files.rlim_cur < MANY_SESSIONS + 256) {
+		g_test_skip_printf("the descriptor hard limit (%" G_GUINT64_FORMAT
+				   ") is below what %u sessions need",
+				   (guint64)files.rlim_cur,
+				   (guint)MANY_SESSIONS);
+		return;
+	}
+	daemon = esd_test_daemon_new_ws(NULL);
+	/* one session first, so that what every connection shares is counted before */
+	g_ptr_array_add(clients, client_ready(daemon));
+	before = private_kb(esd_test_daemon_get_pid(daemon));
+	for (guint i = 0; i < MANY_SESSIONS; i++) {
+		EsdTestWsClient *client = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+		g_free(esd_test_peer_handshake(ESD_TEST_PEER(client)));
+		g_ptr_array_add(clients, client);
+	}
+	/* the last initialized is read before this answer */
+	esd_test_peer_assert_alive(g_ptr_array_index(clients, clients->len - 1));
+	after = private_kb(esd_test_daemon_get_pid(daemon));
+	g_test_message("daemon private memory: %" G_GUINT64_FORMAT " kB before, %" G_GUINT64_FORMAT
+		       " kB with %u more sessions: %.1f kB each",
+		       before,
+		       after,
+		       (guint)MANY_SESSIONS,
+		       (gdouble)(after - MIN(after, before)) / MANY_SESSIONS);
+#if !defined(__SANITIZE_ADDRESS__)
+	/* a sanitizer build pads and quarantines every allocation */
+	g_assert_cmpuint(after, <=, before + (guint64)MANY_SESSIONS * MAX_KB_PER_SESSION);
+#endif
+	start = g_get_monotonic_time();
+	fresh = client_ready(daemon);
+	g_assert_cmpint(g_get_monotonic_time() - start, <, 2 * G_USEC_PER_SEC);
+	esd_test_peer_assert_alive(g_ptr_array_index(clients, 0));
 	assert_clean_exit(daemon);
 }
 
@@ -341,8 +420,9 @@ main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/execserverd/limits/max-connections", test_max_connections);
-	g_test_add_func("/execserverd/limits/max-connections-per-peer",
-			test_max_connections_per_peer);
+	g_test_add_func("/execserverd/limits/max-connections-per-peer-loopback",
+			test_max_connections_per_peer_loopback);
+	g_test_add_func("/execserverd/limits/many-loopback-sessions", test_many_loopback_sessions);
 	g_test_add_func("/execserverd/limits/handshake-timeout", test_handshake_timeout);
 	g_test_add_func("/execserverd/limits/max-processes", test_max_processes);
 	g_test_add_func("/execserverd/limits/max-pending-requests", test_max_pending);

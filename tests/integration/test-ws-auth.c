@@ -4,11 +4,10 @@
 #include <glib/gstdio.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
-#include <openssl/pem.h>
-#include <openssl/x509.h>
 #include <signal.h>
 #include <string.h>
 
+#include "esd-test-tls.h"
 #include "esd-test-utils.h"
 
 /*
@@ -28,10 +27,6 @@
 #define AUDIENCE "audience.test"
 /* the SHA-256 of TOKEN */
 #define TOKEN_SHA256 "6632ee30131d86e25f68afc6398ef9486e0a0ac53c4bf2d2e40064f604be9bc7"
-
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(EVP_PKEY, EVP_PKEY_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(X509, X509_free)
-G_DEFINE_AUTOPTR_CLEANUP_FUNC(BIO, BIO_free)
 
 typedef enum {
 	DAEMON_TOKEN_FILE,
@@ -77,38 +72,6 @@ write_scratch(const gchar *name, const gchar *content)
 
 	g_file_set_contents(path, content, -1, &error);
 	g_assert_no_error(error);
-}
-
-/* a self-signed P-256 certificate, valid for a day */
-static void
-make_certificate(const gchar *cert_path, const gchar *key_path)
-{
-	g_autoptr(EVP_PKEY) key = EVP_EC_gen("P-256");
-	g_autoptr(X509) cert = X509_new();
-	g_autoptr(BIO) cert_out = BIO_new_file(cert_path, "w");
-	g_autoptr(BIO) key_out = BIO_new_file(key_path, "w");
-	X509_NAME *name;
-
-	g_assert_nonnull(key);
-	g_assert_nonnull(cert_out);
-	g_assert_nonnull(key_out);
-	g_assert_true(X509_set_version(cert, 2));
-	g_assert_true(ASN1_INTEGER_set(X509_get_serialNumber(cert), 1));
-	g_assert_nonnull(X509_gmtime_adj(X509_getm_notBefore(cert), -3600));
-	g_assert_nonnull(X509_gmtime_adj(X509_getm_notAfter(cert), 86400));
-	g_assert_true(X509_set_pubkey(cert, key));
-	name = X509_get_subject_name(cert);
-	g_assert_true(X509_NAME_add_entry_by_txt(name,
-						 "CN",
-						 MBSTRING_ASC,
-						 (const guchar *)"localhost",
-						 -1,
-						 -1,
-						 0));
-	g_assert_true(X509_set_issuer_name(cert, name));
-	g_assert_cmpint(X509_sign(cert, key, EVP_sha256()), >, 0);
-	g_assert_true(PEM_write_bio_X509(cert_out, cert));
-	g_assert_true(PEM_write_bio_PrivateKey(key_out, key, NULL, NULL, 0, NULL, NULL));
 }
 
 /* run in the scratch directory: file names are relative, which the reference accepts too */
@@ -685,7 +648,7 @@ main(int argc, char **argv)
 	write_scratch("blank", " \n\t\n");
 	cert_file = scratch_path("cert.pem");
 	key_file = scratch_path("key.pem");
-	make_certificate(cert_file, key_file);
+	esd_test_make_certificate(cert_file, key_file);
 	certificate = g_tls_certificate_new_from_file(cert_file, &error);
 	g_assert_no_error(error);
 	sent = g_ptr_array_new_with_free_func(g_free);

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* wss:// in tests: a self-signed certificate made with libcrypto */
+void
+esd_test_make_certificate(const gchar *cert_path, const gchar *key_path);
+
+G_END_DECLS
