@@ -518,6 +518,7 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 	EsdWsTransport *self = ESD_WS_TRANSPORT(user_data);
 	g_autoptr(GError) error = NULL;
 	gsize old_len = self->inbuf->len;
+	gboolean going;
 	gssize n;
 
 	if (self->initial_read) {
@@ -525,10 +526,11 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 		g_source_set_ready_time(self->in_source, -1);
 	}
 	g_object_ref(self);
+	/* read before letting go: the last reference may be this one */
 	if (self->direct_remaining > 0) {
-		gboolean going = esd_ws_transport_read_direct(self);
+		going = esd_ws_transport_read_direct(self) && self->in_source != NULL;
 		g_object_unref(self);
-		return going && self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+		return going ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 	}
 	g_byte_array_set_size(self->inbuf, (guint)(old_len + ESD_WS_READ_BLOCK));
 	n = g_pollable_input_stream_read_nonblocking(self->input,
@@ -550,8 +552,9 @@ esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 	}
 	g_byte_array_set_size(self->inbuf, (guint)(old_len + (gsize)n));
 	esd_ws_transport_parse(self);
+	going = self->in_source != NULL;
 	g_object_unref(self);
-	return self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+	return going ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
 static gboolean
