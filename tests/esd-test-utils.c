@@ -1429,6 +1429,25 @@ esd_test_daemon_get_port(EsdTestDaemon *self)
 }
 
 /**
+ * esd_test_daemon_get_pid:
+ * @self: a daemon
+ *
+ * Returns: its process id, to read its `/proc` files
+ */
+GPid
+esd_test_daemon_get_pid(EsdTestDaemon *self)
+{
+	guint64 pid = 0;
+	g_assert_true(g_ascii_string_to_unsigned(g_subprocess_get_identifier(self->subprocess),
+						 10,
+						 1,
+						 G_MAXINT,
+						 &pid,
+						 NULL));
+	return (GPid)pid;
+}
+
+/**
  * esd_test_daemon_get_http_url:
  * @self: a WebSocket daemon
  * @path: an absolute path such as `/readyz`

@@ -259,6 +259,8 @@ const gchar *
 esd_test_daemon_get_url(EsdTestDaemon *self);
 guint16
 esd_test_daemon_get_port(EsdTestDaemon *self);
+GPid
+esd_test_daemon_get_pid(EsdTestDaemon *self);
 gchar *
 esd_test_daemon_get_http_url(EsdTestDaemon *self, const gchar *path);
 void

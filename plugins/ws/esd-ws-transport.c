@@ -21,6 +21,12 @@
  * A message over the size limit is skipped and answered as a malformed
  * frame; the connection goes on. A protocol violation drops the TCP
  * connection without a Close frame, as the reference does.
+ *
+ * Reads go to one buffer shared by all connections (esd-ws-buffer.c): a
+ * connection keeps only the start of a frame that has not arrived whole,
+ * and nothing between frames. A buffer of the read block per connection
+ * made every busy connection hold its quarter of a megabyte for as long as
+ * it lived, and scattered over the heap, where it stayed after they closed.
  */
 
 #define ESD_WS_READ_BLOCK	 (256 * 1024)
@@ -30,6 +36,8 @@
 /* data frames at least this large are read straight into the message */
 #define ESD_WS_DIRECT_MIN   (64 * 1024)
 #define ESD_WS_DIRECT_BLOCK (4 * 1024 * 1024)
+/* the most a connection keeps between reads: a frame under ESD_WS_DIRECT_MIN and its header */
+#define ESD_WS_PENDING_MAX (ESD_WS_DIRECT_MIN + 14)
 
 enum {
 	ESD_WS_OP_CONTINUATION = 0x0,
@@ -56,7 +64,9 @@ struct _EsdWsTransport {
 	GSource *keepalive;
 	gsize max_message_size;
 
-	GByteArray *inbuf;   /* received, not yet parsed */
+	guint8 *pending; /* the start of a frame that has not arrived whole; nullable */
+	gsize pending_len;
+	gboolean parsing;    /* reads wait while frames are delivered */
 	GByteArray *message; /* data frames of the current message; NULL between messages */
 	gboolean in_message;
 	gboolean discarding; /* the current message is over the limit */
@@ -351,8 +361,8 @@ esd_ws_transport_append(EsdWsTransport *self, const guint8 *data, gsize len, gui
 	g_byte_array_append(self->message, data, (guint)len);
 }
 
-/* the rest of a large data frame, read from the socket into the message; FALSE when done */
-static gboolean
+/* the rest of a large data frame, read from the socket into the message */
+static void
 esd_ws_transport_read_direct(EsdWsTransport *self)
 {
 	g_autoptr(GError) error = NULL;
@@ -368,13 +378,14 @@ esd_ws_transport_read_direct(EsdWsTransport *self)
 						     &error);
 	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
 		g_byte_array_set_size(self->message, (guint)old_len);
-		return TRUE;
+		return;
 	}
 	if (n <= 0) {
 		g_byte_array_set_size(self->message, (guint)old_len);
 		esd_ws_transport_finish(self, n < 0 ? error : NULL);
-		return FALSE;
+		return;
 	}
+	esd_ws_buffer_note_read((gsize)n);
 	g_byte_array_set_size(self->message, (guint)(old_len + (gsize)n));
 	esd_ws_unmask(self->message->data + old_len,
 		      (gsize)n,
@@ -384,18 +395,17 @@ esd_ws_transport_read_direct(EsdWsTransport *self)
 	self->direct_remaining -= (guint64)n;
 	if (self->direct_remaining == 0 && self->direct_fin)
 		esd_ws_transport_message_done(self);
-	return TRUE;
 }
 
-/* parses every complete frame in inbuf; FALSE once the connection is done */
-static gboolean
-esd_ws_transport_parse(EsdWsTransport *self)
+/* the frames in @data, unmasked in place; returns how many bytes were used */
+static gsize
+esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 {
 	gsize pos = 0;
 
 	while (!self->finished && !erpc_transport_is_closed(ERPC_TRANSPORT(self))) {
-		guint8 *p = self->inbuf->data + pos;
-		gsize avail = self->inbuf->len - pos;
+		guint8 *p = data + pos;
+		gsize avail = data_len - pos;
 		gsize header_len = 2;
 		guint64 len;
 		guint8 opcode;
@@ -420,11 +430,11 @@ esd_ws_transport_parse(EsdWsTransport *self)
 		opcode = p[0] & 0x0f;
 		if ((p[0] & 0x70) != 0) {
 			esd_ws_transport_protocol_error(self, "reserved bits set");
-			return FALSE;
+			break;
 		}
 		if ((p[1] & 0x80) == 0) {
 			esd_ws_transport_protocol_error(self, "unmasked client frame");
-			return FALSE;
+			break;
 		}
 		len = p[1] & 0x7f;
 		if (len == 126) {
@@ -442,22 +452,22 @@ esd_ws_transport_parse(EsdWsTransport *self)
 			/* RFC 6455 5.2: the most significant bit must be 0 */
 			if ((len >> 63) != 0) {
 				esd_ws_transport_protocol_error(self, "frame length out of range");
-				return FALSE;
+				break;
 			}
 		}
 		header_len += 4;
 		if (opcode >= 0x8) {
 			if (!fin || len > 125) {
 				esd_ws_transport_protocol_error(self, "bad control frame");
-				return FALSE;
+				break;
 			}
 		} else if (opcode != ESD_WS_OP_CONTINUATION && opcode != ESD_WS_OP_TEXT &&
 			   opcode != ESD_WS_OP_BINARY) {
 			esd_ws_transport_protocol_error(self, "unknown opcode");
-			return FALSE;
+			break;
 		} else if ((opcode == ESD_WS_OP_CONTINUATION) != self->in_message) {
 			esd_ws_transport_protocol_error(self, "bad fragmentation");
-			return FALSE;
+			break;
 		}
 		/* a data frame that would take the message over the limit is skipped */
 		if (opcode < 0x8 && !self->discarding &&
@@ -507,51 +517,72 @@ esd_ws_transport_parse(EsdWsTransport *self)
 		if (fin)
 			esd_ws_transport_message_done(self);
 	}
-	if (pos > 0 && !self->finished)
-		g_byte_array_remove_range(self->inbuf, 0, (guint)pos);
-	return !self->finished;
+	return pos;
+}
+
+/* reads and parses a block of frames, after what is left of the last block */
+static void
+esd_ws_transport_read_frames(EsdWsTransport *self)
+{
+	g_autofree guint8 *own = NULL;
+	g_autoptr(GError) error = NULL;
+	gsize have = self->pending_len;
+	guint8 *buf;
+	gsize used;
+	gssize n;
+
+	buf = esd_ws_buffer_borrow(ESD_WS_PENDING_MAX + ESD_WS_READ_BLOCK);
+	/* lent out already (another connection is parsing): one of its own */
+	if (buf == NULL)
+		buf = own = g_malloc(ESD_WS_PENDING_MAX + ESD_WS_READ_BLOCK);
+	if (have > 0)
+		memcpy(buf, self->pending, have);
+	n = g_pollable_input_stream_read_nonblocking(self->input,
+						     buf + have,
+						     ESD_WS_READ_BLOCK,
+						     NULL,
+						     &error);
+	if (n <= 0) {
+		if (own == NULL)
+			esd_ws_buffer_give_back(buf);
+		/* the peer went away: no Close frame is owed */
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+			esd_ws_transport_finish(self, n < 0 ? error : NULL);
+		return;
+	}
+	esd_ws_buffer_note_read((gsize)n);
+	g_clear_pointer(&self->pending, g_free);
+	self->pending_len = 0;
+	self->parsing = TRUE;
+	used = esd_ws_transport_parse(self, buf, have + (gsize)n);
+	self->parsing = FALSE;
+	if (used < have + (gsize)n && !self->finished) {
+		self->pending_len = have + (gsize)n - used;
+		self->pending = g_memdup2(buf + used, self->pending_len);
+	}
+	if (own == NULL)
+		esd_ws_buffer_give_back(buf);
 }
 
 static gboolean
 esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(user_data);
-	g_autoptr(GError) error = NULL;
-	gsize old_len = self->inbuf->len;
 	gboolean going;
-	gssize n;
 
 	if (self->initial_read) {
 		self->initial_read = FALSE;
 		g_source_set_ready_time(self->in_source, -1);
 	}
-	g_object_ref(self);
-	/* read before letting go: the last reference may be this one */
-	if (self->direct_remaining > 0) {
-		going = esd_ws_transport_read_direct(self) && self->in_source != NULL;
-		g_object_unref(self);
-		return going ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
-	}
-	g_byte_array_set_size(self->inbuf, (guint)(old_len + ESD_WS_READ_BLOCK));
-	n = g_pollable_input_stream_read_nonblocking(self->input,
-						     self->inbuf->data + old_len,
-						     ESD_WS_READ_BLOCK,
-						     NULL,
-						     &error);
-	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
-		g_byte_array_set_size(self->inbuf, (guint)old_len);
-		g_object_unref(self);
+	/* not re-entered from a handler: what is in the socket waits for the next dispatch */
+	if (self->parsing)
 		return G_SOURCE_CONTINUE;
-	}
-	if (n <= 0) {
-		g_byte_array_set_size(self->inbuf, (guint)old_len);
-		/* the peer went away: no Close frame is owed */
-		esd_ws_transport_finish(self, n < 0 ? error : NULL);
-		g_object_unref(self);
-		return G_SOURCE_REMOVE;
-	}
-	g_byte_array_set_size(self->inbuf, (guint)(old_len + (gsize)n));
-	esd_ws_transport_parse(self);
+	g_object_ref(self);
+	if (self->direct_remaining > 0)
+		esd_ws_transport_read_direct(self);
+	else
+		esd_ws_transport_read_frames(self);
+	/* read before letting go: the last reference may be this one */
 	going = self->in_source != NULL;
 	g_object_unref(self);
 	return going ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
@@ -636,7 +667,7 @@ esd_ws_transport_finalize(GObject *object)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
 	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
-	g_byte_array_unref(self->inbuf);
+	g_free(self->pending);
 	if (self->message != NULL)
 		g_byte_array_unref(self->message);
 	if (!self->finished)
@@ -649,7 +680,6 @@ esd_ws_transport_finalize(GObject *object)
 static void
 esd_ws_transport_init(EsdWsTransport *self)
 {
-	self->inbuf = g_byte_array_new();
 	g_queue_init(&self->outq);
 }
 
