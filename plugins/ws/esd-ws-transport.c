@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "esd-ws-buffer.h"
-#include "esd-ws-transport.h"
+#include "esd-ws-transport-private.h"
 
 /*
  * The WebSocket framing (RFC 6455, server side) on a connection that
@@ -63,6 +63,9 @@ struct _EsdWsTransport {
 	GSource *out_source;
 	GSource *keepalive;
 	gsize max_message_size;
+	gsize read_block;
+	gsize direct_min;
+	gsize direct_block;
 
 	guint8 *pending; /* the start of a frame that has not arrived whole; nullable */
 	gsize pending_len;
@@ -366,7 +369,7 @@ static void
 esd_ws_transport_read_direct(EsdWsTransport *self)
 {
 	g_autoptr(GError) error = NULL;
-	gsize want = (gsize)MIN(self->direct_remaining, (guint64)ESD_WS_DIRECT_BLOCK);
+	gsize want = (gsize)MIN(self->direct_remaining, (guint64)self->direct_block);
 	gsize old_len = self->message->len;
 	gssize n;
 
@@ -493,7 +496,7 @@ esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 		payload = p + header_len;
 		if (avail - header_len < len) {
 			gsize have = avail - header_len;
-			if (opcode >= 0x8 || len < ESD_WS_DIRECT_MIN)
+			if (opcode >= 0x8 || len < self->direct_min)
 				break;
 			/* a large data frame: the rest of it is read into the message directly */
 			esd_ws_unmask(payload, have, p + header_len - 4, 0);
@@ -531,15 +534,16 @@ esd_ws_transport_read_frames(EsdWsTransport *self)
 	gsize used;
 	gssize n;
 
-	buf = esd_ws_buffer_borrow(ESD_WS_PENDING_MAX + ESD_WS_READ_BLOCK);
+	buf = esd_ws_buffer_borrow(
+	    MAX(have + self->read_block, ESD_WS_PENDING_MAX + ESD_WS_READ_BLOCK));
 	/* lent out already (another connection is parsing): one of its own */
 	if (buf == NULL)
-		buf = own = g_malloc(ESD_WS_PENDING_MAX + ESD_WS_READ_BLOCK);
+		buf = own = g_malloc(have + self->read_block);
 	if (have > 0)
 		memcpy(buf, self->pending, have);
 	n = g_pollable_input_stream_read_nonblocking(self->input,
 						     buf + have,
-						     ESD_WS_READ_BLOCK,
+						     self->read_block,
 						     NULL,
 						     &error);
 	if (n <= 0) {
@@ -680,6 +684,9 @@ esd_ws_transport_finalize(GObject *object)
 static void
 esd_ws_transport_init(EsdWsTransport *self)
 {
+	self->read_block = ESD_WS_READ_BLOCK;
+	self->direct_min = ESD_WS_DIRECT_MIN;
+	self->direct_block = ESD_WS_DIRECT_BLOCK;
 	g_queue_init(&self->outq);
 }
 
@@ -738,4 +745,26 @@ esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsiz
 	g_source_set_callback(self->keepalive, esd_ws_transport_keepalive_cb, self, NULL);
 	g_source_attach(self->keepalive, NULL);
 	return self;
+}
+
+/**
+ * esd_ws_transport_set_block_sizes:
+ * @self: a #EsdWsTransport
+ * @read_block: the most read at once, 1 to the default
+ * @direct_min: the smallest data frame read straight into its message, 1 to the default
+ * @direct_block: the most read at once into such a message, at least 1
+ *
+ * For the fuzzer: small blocks take every path of the parser with small
+ * inputs. What the peer sees does not depend on them.
+ */
+void
+esd_ws_transport_set_block_sizes(EsdWsTransport *self,
+				 gsize read_block,
+				 gsize direct_min,
+				 gsize direct_block)
+{
+	g_return_if_fail(ESD_IS_WS_TRANSPORT(self));
+	self->read_block = CLAMP(read_block, 1, ESD_WS_READ_BLOCK);
+	self->direct_min = CLAMP(direct_min, 1, ESD_WS_DIRECT_MIN);
+	self->direct_block = MAX(direct_block, 1);
 }
