@@ -81,6 +81,7 @@ struct _EsdWsTransport {
 	guint direct_phase; /* where in the key the next payload byte is */
 	gboolean direct_fin;
 	gboolean initial_read; /* the first dispatch, forced: drains libsoup's buffer */
+	gboolean close_received;
 
 	GQueue outq; /* of EsdWsFrame */
 	gsize out_offset;
@@ -333,6 +334,15 @@ esd_ws_transport_message_done(EsdWsTransport *self)
 	self->discarded = 0;
 }
 
+/* RFC 6455 7.4 and its registry: the codes a Close frame may carry (1004 is reserved,
+ * 1005, 1006 and 1015 never go on the wire) */
+static gboolean
+esd_ws_close_code_is_valid(guint code)
+{
+	return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) ||
+	       (code >= 3000 && code <= 4999);
+}
+
 static void
 esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, gsize len)
 {
@@ -340,11 +350,28 @@ esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, g
 		g_autoptr(GBytes) pong = g_bytes_new(payload, len);
 		esd_ws_transport_queue(self, ESD_WS_OP_PONG, pong);
 	} else if (opcode == ESD_WS_OP_CLOSE) {
-		/* answer with the peer's code, then the connection ends; a body of one
-		 * byte cannot hold a code: 1002, protocol error (RFC 6455 7.4.1) */
+		/* answer with the peer's code, then the connection ends; a body that holds
+		 * no valid code is answered 1002, protocol error, a reason that is not
+		 * UTF-8 1007, invalid payload data (RFC 6455 7.4.1); nothing after the
+		 * Close is read */
 		static const guint8 protocol_error[2] = {0x03, 0xea};
-		g_autoptr(GBytes) reply = len == 1 ? g_bytes_new_static(protocol_error, 2)
-						   : g_bytes_new(payload, MIN(len, 2));
+		static const guint8 invalid_data[2] = {0x03, 0xef};
+		g_autoptr(GBytes) reply = NULL;
+
+		if (len == 0)
+			reply = g_bytes_new_static(NULL, 0);
+		else if (len == 1 ||
+			 !esd_ws_close_code_is_valid((guint)payload[0] << 8 | payload[1]))
+			reply = g_bytes_new_static(protocol_error, 2);
+		else if (!g_utf8_validate_len((const gchar *)payload + 2, len - 2, NULL))
+			reply = g_bytes_new_static(invalid_data, 2);
+		else
+			reply = g_bytes_new(payload, 2);
+		self->close_received = TRUE;
+		if (self->in_source != NULL) {
+			g_source_destroy(self->in_source);
+			g_clear_pointer(&self->in_source, g_source_unref);
+		}
 		esd_ws_transport_queue(self, ESD_WS_OP_CLOSE, reply);
 	}
 }
@@ -406,7 +433,8 @@ esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 {
 	gsize pos = 0;
 
-	while (!self->finished && !erpc_transport_is_closed(ERPC_TRANSPORT(self))) {
+	while (!self->finished && !self->close_received &&
+	       !erpc_transport_is_closed(ERPC_TRANSPORT(self))) {
 		guint8 *p = data + pos;
 		gsize avail = data_len - pos;
 		gsize header_len = 2;
@@ -459,15 +487,16 @@ esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 			}
 		}
 		header_len += 4;
-		if (opcode >= 0x8) {
+		/* 3-7 and 0xb-0xf are reserved, data and control frames alike (RFC 6455 5.2) */
+		if ((opcode > ESD_WS_OP_BINARY && opcode < ESD_WS_OP_CLOSE) ||
+		    opcode > ESD_WS_OP_PONG) {
+			esd_ws_transport_protocol_error(self, "unknown opcode");
+			break;
+		} else if (opcode >= 0x8) {
 			if (!fin || len > 125) {
 				esd_ws_transport_protocol_error(self, "bad control frame");
 				break;
 			}
-		} else if (opcode != ESD_WS_OP_CONTINUATION && opcode != ESD_WS_OP_TEXT &&
-			   opcode != ESD_WS_OP_BINARY) {
-			esd_ws_transport_protocol_error(self, "unknown opcode");
-			break;
 		} else if ((opcode == ESD_WS_OP_CONTINUATION) != self->in_message) {
 			esd_ws_transport_protocol_error(self, "bad fragmentation");
 			break;
@@ -560,7 +589,7 @@ esd_ws_transport_read_frames(EsdWsTransport *self)
 	self->parsing = TRUE;
 	used = esd_ws_transport_parse(self, buf, have + (gsize)n);
 	self->parsing = FALSE;
-	if (used < have + (gsize)n && !self->finished) {
+	if (used < have + (gsize)n && !self->finished && !self->close_received) {
 		self->pending_len = have + (gsize)n - used;
 		self->pending = g_memdup2(buf + used, self->pending_len);
 	}
