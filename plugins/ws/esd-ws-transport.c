@@ -742,7 +742,8 @@ esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsiz
 	self->socket = socket != NULL ? g_object_ref(socket) : NULL;
 	self->input = G_POLLABLE_INPUT_STREAM(g_io_stream_get_input_stream(stream));
 	self->output = G_POLLABLE_OUTPUT_STREAM(g_io_stream_get_output_stream(stream));
-	self->max_message_size = max_message_size;
+	/* a message is a GByteArray, whose length is a guint */
+	self->max_message_size = MIN(max_message_size, (gsize)G_MAXUINT);
 	/*
 	 * A plain socket is watched by its descriptor: GLib takes a blocked
 	 * source's descriptors (and a pollable source's child's) out of the poll
