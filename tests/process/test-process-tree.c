@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esd-test-leftovers.h"
 #include "esd-test-utils.h"
 
 /*
@@ -251,57 +252,6 @@ assert_gone(GArray *pids, guint timeout_ms)
 	}
 }
 
-/* leftovers: the daemon, its supervisors and every command carry MARK_VAR=<test_mark> */
-
-static gboolean
-environ_has_entry(const gchar *env_block, gsize len, const gchar *entry)
-{
-	gsize entry_len = strlen(entry);
-	for (gsize pos = 0; pos < len;) {
-		const gchar *item = env_block + pos;
-		gsize item_len = strnlen(item, len - pos);
-		if (item_len == entry_len && memcmp(item, entry, entry_len) == 0)
-			return TRUE;
-		pos += item_len + 1;
-	}
-	return FALSE;
-}
-
-/* within @timeout_ms no process of the test is left; leftovers are killed, then reported */
-static void
-assert_nothing_left(guint timeout_ms)
-{
-	g_autofree gchar *entry = g_strdup_printf("%s=%s", MARK_VAR, test_mark);
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-
-	for (;;) {
-		g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
-		g_autoptr(GString) left = g_string_new(NULL);
-		const gchar *name;
-
-		while ((name = g_dir_read_name(dir)) != NULL) {
-			g_autofree gchar *path = g_strdup_printf("/proc/%s/env_block", name);
-			g_autofree gchar *env_block = NULL;
-			gsize len = 0;
-
-			if (!g_ascii_isdigit(name[0]) || atoi(name) == getpid() ||
-			    !g_file_get_contents(path, &env_block, &len, NULL))
-				continue;
-			if (environ_has_entry(env_block, len, entry))
-				g_string_append_printf(left, " %s", name);
-		}
-		if (left->len == 0)
-			return;
-		if (g_get_monotonic_time() > deadline) {
-			g_auto(GStrv) pids = g_strsplit(left->str + 1, " ", -1);
-			for (guint i = 0; pids[i] != NULL; i++)
-				kill(atoi(pids[i]), SIGKILL);
-			g_error("processes left behind by the test (now killed):%s", left->str);
-		}
-		g_usleep(20 * 1000);
-	}
-}
-
 /* fixture */
 
 static gboolean
@@ -370,7 +320,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 		}
 	}
 	g_free(fx->token);
-	assert_nothing_left(3000);
+	esd_test_assert_nothing_left(MARK_VAR, test_mark, 3000);
 }
 
 /* daemonizes every way a shell can, and ignores SIGTERM */
