@@ -148,15 +148,17 @@ start_command(int exec_pipe[2], int tty, char **argv, char **envp)
  * command and everything that stayed in its group, at any depth, in one
  * step. What left the group (setsid, setpgid: a daemon) is found by a pass
  * over /proc that reads each process's parent once and closes the set of
- * our descendants in memory. A pass runs only once the command is gone and
- * children remain, or the command is slow to die, and again, less and less
- * often, for processes forked while it ran; in between we block in
- * sigtimedwait() and reap.
+ * our descendants in memory. Such a pass costs every process on the host,
+ * so it runs only when something may have escaped: once the command is
+ * reaped and its group is empty while children remain, or when the command
+ * has not died within KILL_SCAN_STUCK_MS. Otherwise what remains is dying
+ * and we only reap, blocking in sigtimedwait(); a tick, less and less
+ * often, passes again for what was forked while a pass ran.
  */
 
-#define KILL_SCAN_AFTER_EXIT_MS 10
-#define KILL_SCAN_STUCK_MS	250
-#define KILL_SCAN_MAX_DELAY_MS	1000
+#define KILL_TICK_MS	   100
+#define KILL_TICK_MAX_MS   1000
+#define KILL_SCAN_STUCK_MS 1000
 
 typedef struct {
 	pid_t pid;
@@ -288,6 +290,65 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static struct {
+	long long tick_at; /* 0: not killing */
+	long long tick_delay;
+	long long scan_from; /* from then on, every tick passes over /proc */
+	unsigned scans;
+} killing;
+
+/* no member of the command's group is left, zombies included */
+static int
+group_gone(pid_t command)
+{
+	return kill(-command, 0) < 0 && errno == ESRCH;
+}
+
+static void
+kill_pass(void)
+{
+	kill_scan();
+	killing.scans++;
+}
+
+/* SIGTERM: kill the tree, then reap until nothing is left */
+static void
+kill_start(pid_t command, int command_done)
+{
+	long long now = now_ms();
+
+	if (killing.tick_at != 0)
+		return;
+	killing.tick_delay = KILL_TICK_MS;
+	killing.tick_at = now + KILL_TICK_MS;
+	killing.scan_from = now + KILL_SCAN_STUCK_MS;
+	/* unreaped, the command pins its pid as the group's id */
+	if (!command_done)
+		kill(-command, SIGKILL);
+	else
+		kill_pass(); /* it is gone: what is left is not in its group */
+}
+
+/*
+ * After reaping (@tick FALSE) only the first pass, once something may have
+ * escaped; on a tick, a pass whenever it may have, and the next tick later.
+ */
+static void
+kill_check(pid_t command, int command_done, int tick)
+{
+	long long now = now_ms();
+	int escaped = command_done && group_gone(command);
+
+	if (tick ? (escaped || now >= killing.scan_from) : (escaped && killing.scans == 0))
+		kill_pass();
+	if (tick) {
+		killing.tick_at = now + killing.tick_delay;
+		killing.tick_delay = killing.tick_delay * 2 < KILL_TICK_MAX_MS
+					 ? killing.tick_delay * 2
+					 : KILL_TICK_MAX_MS;
+	}
+}
+
 int
 main(int argc, char **argv, char **envp)
 {
@@ -300,8 +361,6 @@ main(int argc, char **argv, char **envp)
 	pid_t daemon_pid;
 	pid_t command;
 	int command_done = 0;
-	long long scan_at = 0; /* killing: when the next pass over /proc runs */
-	long long scan_delay = 0;
 	Record record;
 	ssize_t n;
 
@@ -356,8 +415,8 @@ main(int argc, char **argv, char **envp)
 		siginfo_t info;
 		int sig;
 
-		if (scan_at > 0) {
-			long long wait = scan_at - now_ms();
+		if (killing.tick_at != 0) {
+			long long wait = killing.tick_at - now_ms();
 			struct timespec timeout = {0, 0};
 
 			sig = -1;
@@ -368,13 +427,8 @@ main(int argc, char **argv, char **envp)
 				sig = sigtimedwait(&waitset, &info, &timeout);
 			}
 			if (sig < 0) {
-				if (errno == EAGAIN) {
-					kill_scan();
-					scan_at = now_ms() + scan_delay;
-					scan_delay = scan_delay * 2 < KILL_SCAN_MAX_DELAY_MS
-							 ? scan_delay * 2
-							 : KILL_SCAN_MAX_DELAY_MS;
-				}
+				if (errno == EAGAIN)
+					kill_check(command, command_done, 1);
 				continue;
 			}
 		} else {
@@ -385,26 +439,20 @@ main(int argc, char **argv, char **envp)
 			int status = 0;
 			pid_t pid;
 			while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-				if (pid != command)
-					continue;
-				command_done = 1;
-				report(REPORT_FD, ESD_SPAWN_REPORT_EXITED, status);
-				/* killing: what remains and is not dying left the group */
-				if (scan_at > now_ms() + KILL_SCAN_AFTER_EXIT_MS)
-					scan_at = now_ms() + KILL_SCAN_AFTER_EXIT_MS;
+				if (pid == command) {
+					command_done = 1;
+					report(REPORT_FD, ESD_SPAWN_REPORT_EXITED, status);
+				}
 			}
 			if (pid < 0 && errno == ECHILD && command_done)
 				_exit(0);
+			if (killing.tick_at != 0)
+				kill_check(command, command_done, 0);
 		} else if (sig == SIGTERM) {
-			if (pid_namespace) {
+			if (pid_namespace)
 				kill(-1, SIGKILL);
-			} else if (scan_at == 0) {
-				/* unreaped, the command pins its pid as the group's id */
-				if (!command_done)
-					kill(-command, SIGKILL);
-				scan_at = command_done ? now_ms() : now_ms() + KILL_SCAN_STUCK_MS;
-				scan_delay = 2 * KILL_SCAN_AFTER_EXIT_MS;
-			}
+			else
+				kill_start(command, command_done);
 		} else if (sig > 0 && !command_done) {
 			kill(-command, sig);
 		}
