@@ -14,9 +14,10 @@
  * Whole process trees die with their process: on process/terminate, when a
  * detached session expires, when the daemon gets SIGTERM, loses stdin, or
  * is killed outright. The command daemonizes every way a shell can
- * (setsid, a double fork) and ignores SIGTERM. As root the daemon runs each
- * command as init of its own PID namespace, which makes that possible
- * without races; these tests need it and are skipped otherwise.
+ * (setsid, a double fork) and ignores SIGTERM. By default the supervisor
+ * of each command is a child subreaper and kills the tree itself; with
+ * --pid-namespace (root only: CAP_SYS_ADMIN) it is init of a PID namespace
+ * of its own and the kernel kills the tree. The tests run both ways.
  */
 
 #define TREE_TEST "/execserverd/process-tree/"
@@ -255,10 +256,13 @@ assert_gone(GArray *pids, guint timeout_ms)
 
 /* fixture */
 
+/* a variant with --pid-namespace needs CAP_SYS_ADMIN; the default runs unprivileged */
 static gboolean
-have_pid_namespaces(void)
+have_pid_namespaces(Fixture *fx)
 {
-	if (geteuid() == 0)
+	if (fx->variant->args == NULL ||
+	    !g_strv_contains((const gchar *const *)fx->variant->args, "--pid-namespace") ||
+	    geteuid() == 0)
 		return TRUE;
 	g_test_skip("a PID namespace per command needs root (CAP_SYS_ADMIN)");
 	return FALSE;
@@ -345,7 +349,7 @@ test_terminate(Fixture *fx, gconstpointer user_data)
 	g_autoptr(GArray) pids = NULL;
 	JsonNode *exited;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -363,7 +367,7 @@ test_session_expiry(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -378,7 +382,7 @@ test_daemon_sigterm(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -393,7 +397,7 @@ test_daemon_sigkill(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -408,7 +412,7 @@ test_stdin_eof(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -425,7 +429,7 @@ test_terminate_one_of_two(Fixture *fx, gconstpointer user_data)
 	g_autoptr(GArray) other = NULL;
 	g_autofree gchar *first_token = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "one");
 	pids = wait_tree(fx);
@@ -454,6 +458,18 @@ test_pid_namespace(Fixture *fx, gconstpointer user_data)
 	g_assert_nonnull(strstr(out, "pid-view-marker"));
 }
 
+/* with --pid-namespace the supervisor is init of the namespace, the command pid 2 */
+static void
+test_pid_namespace_used(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *out = NULL;
+
+	if (!have_pid_namespaces(fx))
+		return;
+	out = run(fx, "pid", "echo $$");
+	g_assert_cmpstr(out, ==, "2\n");
+}
+
 /*
  * What a command learns about processes from /proc must match the pids it
  * sees: `pgrep`, `ps -p $!`, `kill $(pgrep ...)` and /proc/$$ are everyday
@@ -465,7 +481,7 @@ test_proc_matches_pids(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *script = NULL;
 	g_autofree gchar *out = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	script = g_strdup_printf("sleep 101.%s & p=$!; "
 				 "q=$(pgrep -x -f \"sleep 101.%s\"); "
@@ -731,6 +747,8 @@ test_daemon_sigkill_deep(Fixture *fx, gconstpointer user_data)
 static const gchar *const no_args[] = {NULL};
 static const gchar *const grace_args[] = {"--session-grace", "1", NULL};
 static const gchar *const many_args[] = {"--max-processes", "2100", NULL};
+static const gchar *const ns_args[] = {"--pid-namespace", NULL};
+static const gchar *const ns_grace_args[] = {"--pid-namespace", "--session-grace", "1", NULL};
 
 static GPtrArray *variants = NULL;
 
@@ -773,7 +791,15 @@ main(int argc, char **argv)
 	add("terminate-many", TRUE, FALSE, many_args, test_terminate_many);
 	add("terminate-fan-out", TRUE, FALSE, no_args, test_terminate_fan_out);
 	add("daemon-sigkill-deep", TRUE, FALSE, no_args, test_daemon_sigkill_deep);
-	/* last: it fails on the daemon as it is, and a failure ends the run */
+	/* the kernel kills the tree with its PID namespace */
+	add("pid-ns/in-use", TRUE, TRUE, ns_args, test_pid_namespace_used);
+	add("pid-ns/terminate", TRUE, TRUE, ns_args, test_terminate);
+	add("pid-ns/terminate-one-of-two", TRUE, FALSE, ns_args, test_terminate_one_of_two);
+	add("pid-ns/session-expiry", TRUE, FALSE, ns_grace_args, test_session_expiry);
+	add("pid-ns/daemon-sigterm", TRUE, TRUE, ns_args, test_daemon_sigterm);
+	add("pid-ns/daemon-sigkill", TRUE, TRUE, ns_args, test_daemon_sigkill);
+	add("pid-ns/stdin-eof", FALSE, TRUE, ns_args, test_stdin_eof);
+	/* without a PID namespace, what /proc shows matches the pids a command sees */
 	{
 		Variant *variant = g_new0(Variant, 1);
 		variant->ws = TRUE;
