@@ -94,21 +94,26 @@ find_daemon_pid(void)
 	return found;
 }
 
-/* a field of /proc/PID/status in kB, or -1 */
+/* a field of /proc/PID/status in kB; the test fails when it cannot be read */
 static gint64
 status_kb(gint pid, const gchar *field)
 {
 	g_autofree gchar *path = g_strdup_printf("/proc/%d/status", pid);
 	g_autofree gchar *text = NULL;
 	g_autofree gchar *prefix = g_strdup_printf("\n%s:", field);
+	g_autoptr(GError) error = NULL;
 	const gchar *line;
+	gint64 kb;
 
-	if (!g_file_get_contents(path, &text, NULL, NULL))
-		return -1;
+	/* a -1 would pass every "less than" bound */
+	g_file_get_contents(path, &text, NULL, &error);
+	g_assert_no_error(error);
 	line = strstr(text, prefix);
 	if (line == NULL)
-		return -1;
-	return g_ascii_strtoll(line + strlen(prefix), NULL, 10);
+		g_error("no %s in %s", field, path);
+	kb = g_ascii_strtoll(line + strlen(prefix), NULL, 10);
+	g_assert_cmpint(kb, >, 0);
+	return kb;
 }
 
 static gint
