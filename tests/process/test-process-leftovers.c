@@ -179,15 +179,16 @@ test_goes_in_time(void)
 
 /*
  * A marked process that does not reap its child leaves a zombie, which has
- * no environment any more: it is found through its parent. The zombie of
- * an unmarked parent (here: this test's own) is not.
+ * no environment any more: it is found through its parent. The child
+ * outlives the shell's exec of `sleep 300`, so that no shell reaps it
+ * first. The zombie of an unmarked parent (here: this test's own) is not.
  */
 static void
 test_zombie(void)
 {
 	g_autofree gchar *mark = new_mark();
 	g_autofree gchar *script =
-	    g_strdup_printf("sh -c 'env -u %s true </dev/null >/dev/null 2>&1 & echo $$ $!; "
+	    g_strdup_printf("sh -c 'env -u %s sleep 0.3 </dev/null >/dev/null 2>&1 & echo $$ $!; "
 			    "exec sleep 300 </dev/null >/dev/null 2>&1' &",
 			    MARK_VAR);
 	g_autofree gchar *out = run_marked(mark, script);
@@ -218,7 +219,7 @@ test_zombie(void)
 	g_assert_false(zombie->marked);
 	g_assert_cmpint(zombie->state, ==, 'Z');
 	g_assert_cmpint(zombie->ppid, ==, parent_pid);
-	g_assert_cmpstr(zombie->name, ==, "[true]");
+	g_assert_cmpstr(zombie->name, ==, "[sleep]");
 
 	/* the parent is killed; its zombie comes to us and is reaped */
 	g_assert_false(esd_test_leftovers_wait_none(MARK_VAR, mark, 100, NULL));
