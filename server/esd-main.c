@@ -477,11 +477,17 @@ main(int argc, char *argv[])
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
 	from_build_tree = esd_main_running_from_build_tree();
+	/* the directories that come with this binary, see esd-plugin-loader.c */
 	if (from_build_tree) {
-		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_BUILD_PLUGINDIR, TRUE);
+		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
+					       ESD_BUILD_PLUGINDIR,
+					       ESD_PLUGIN_DIR_FLAG_SUBDIRS |
+						   ESD_PLUGIN_DIR_FLAG_INSTALLED);
 		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
 	} else
-		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_PLUGINDIR, FALSE);
+		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
+					       ESD_PLUGINDIR,
+					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
 	if (!esd_server_setup(server, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		return EXIT_FAILURE;
