@@ -11,6 +11,7 @@
 
 #include "erpc-base64.h"
 #include "erpc-error.h"
+#include "erpc-json.h"
 
 /*
  * Standard base64 with padding (RFC 4648), strictly: g_base64_decode()
@@ -220,6 +221,19 @@ erpc_base64_describe_error(const gchar *text, gsize len)
 	gsize rem = len % 4;
 	gsize quads;
 
+	/* the text the peer sent holds a NUL byte where ERPC_JSON_NUL stands */
+	if (memmem(text, len, ERPC_JSON_NUL, 2) != NULL) {
+		g_autoptr(GString) sent = g_string_sized_new(len);
+		for (gsize i = 0; i < len; i++) {
+			if (i + 1 < len && memcmp(text + i, ERPC_JSON_NUL, 2) == 0) {
+				g_string_append_c(sent, '\0');
+				i++;
+			} else {
+				g_string_append_c(sent, text[i]);
+			}
+		}
+		return erpc_base64_describe_error(sent->str, sent->len);
+	}
 	if (rem == 1 && p[len - 1] != '=' && erpc_base64_value(p[len - 1]) < 0)
 		return g_strdup_printf("Invalid symbol %u, offset %" G_GSIZE_FORMAT ".",
 				       (guint)p[len - 1],

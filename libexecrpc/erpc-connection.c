@@ -4,6 +4,7 @@
 
 #include "erpc-connection.h"
 #include "erpc-error.h"
+#include "erpc-message-private.h"
 #include "erpc-transport-private.h"
 
 /**
@@ -30,6 +31,7 @@ struct _ErpcConnection {
 	gboolean closed;
 	guint64 max_queued_bytes; /* 0: no limit */
 	guint drop_id;		  /* the close of a peer that stopped reading, scheduled */
+	JsonNode *refused_id;	  /* while ::malformed runs: the id of the request refused */
 };
 
 G_DEFINE_TYPE(ErpcConnection, erpc_connection, G_TYPE_OBJECT)
@@ -56,21 +58,23 @@ erpc_connection_message_cb(ErpcTransport *transport,
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(ErpcMessage) message = NULL;
+	g_autoptr(JsonNode) refused_id = NULL;
 	GBytes *frame = _erpc_transport_get_delivering(transport);
 
-	if (frame != NULL)
-		message = erpc_message_parse_bytes(frame,
-						   self->max_message_size,
-						   self->max_depth,
-						   &error);
-	else
-		message = erpc_message_parse(data,
-					     (gsize)len,
-					     self->max_message_size,
-					     self->max_depth,
-					     &error);
+	message = _erpc_message_parse_refusable(frame,
+						data,
+						(gsize)len,
+						self->max_message_size,
+						self->max_depth,
+						&refused_id,
+						&error);
 	if (message == NULL) {
+		/* erpc_connection_send_parse_error() answers the request with its id */
+		g_object_ref(self);
+		self->refused_id = refused_id;
 		g_signal_emit(self, erpc_connection_signals[SIGNAL_MALFORMED], 0, error);
+		self->refused_id = NULL;
+		g_object_unref(self);
 		return;
 	}
 	g_signal_emit(self, erpc_connection_signals[SIGNAL_MESSAGE], 0, message);
@@ -255,7 +259,11 @@ erpc_connection_notify(ErpcConnection *self, const gchar *method, JsonNode *para
  * @self: a #ErpcConnection
  * @error: why a frame was refused
  *
- * Answers a malformed frame with an error whose id is -1, naming the peer.
+ * Answers a malformed frame with an error naming the peer. Its id is -1,
+ * unless it is called from #ErpcConnection::malformed for a request whose
+ * envelope could be read but whose params could not (a lone surrogate, a
+ * raw control character in a string): then it is that request's id, so
+ * that the peer is not left waiting for an answer.
  *
  * Since: 0.1
  */
@@ -271,7 +279,7 @@ erpc_connection_send_parse_error(ErpcConnection *self, const GError *error)
 			       kind != NULL ? " " : "",
 			       erpc_transport_get_peer(self->transport),
 			       error->message);
-	message = erpc_message_new_error(NULL, ERPC_WIRE_INVALID_REQUEST, text, NULL);
+	message = erpc_message_new_error(self->refused_id, ERPC_WIRE_INVALID_REQUEST, text, NULL);
 	erpc_connection_send(self, message);
 }
 

@@ -16,65 +16,6 @@
 /* longest string value quoted back in an error message */
 #define ERPC_JSON_DESCRIBE_MAX 64
 
-static gint
-erpc_json_hex4(const gchar *p)
-{
-	gint value = 0;
-	for (guint i = 0; i < 4; i++) {
-		gint digit = g_ascii_xdigit_value(p[i]);
-		if (digit < 0)
-			return -1;
-		value = value * 16 + digit;
-	}
-	return value;
-}
-
-/*
- * After `\u` at *pos: json-glib would truncate a string at an escaped NUL
- * and turn a lone surrogate into invalid UTF-8, so both are refused
- */
-static gboolean
-erpc_json_check_escape(const gchar *data, gsize len, gsize *pos, GError **error)
-{
-	gsize i = *pos;
-	gint unit;
-
-	if (i + 4 >= len || (unit = erpc_json_hex4(data + i + 1)) < 0) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_PARSE,
-				    "invalid \\u escape: four hex digits expected");
-		return FALSE;
-	}
-	if (unit == 0) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_PARSE,
-				    "NUL characters (\\u0000) in strings are not supported");
-		return FALSE;
-	}
-	if (unit >= 0xdc00 && unit <= 0xdfff)
-		goto lone;
-	if (unit >= 0xd800 && unit <= 0xdbff) {
-		gint low;
-		if (i + 10 >= len || data[i + 5] != '\\' || data[i + 6] != 'u')
-			goto lone;
-		low = erpc_json_hex4(data + i + 7);
-		if (low < 0xdc00 || low > 0xdfff)
-			goto lone;
-		*pos = i + 10;
-		return TRUE;
-	}
-	*pos = i + 4;
-	return TRUE;
-lone:
-	g_set_error_literal(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_PARSE,
-			    "lone leading surrogate in hex escape");
-	return FALSE;
-}
-
 /* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
 static gboolean
 erpc_json_number_valid(const gchar *p, gsize len)
@@ -134,13 +75,84 @@ erpc_json_add_span(GArray **spans, gsize start, gsize len, guint clamp)
 	g_array_append_val(*spans, span);
 }
 
+/* what the scan found besides hard errors */
+typedef struct {
+	GArray *spans; /* big strings and wide numbers, when wanted */
+	gboolean want_spans;
+	gboolean want_big; /* big strings too */
+	GError *soft;	   /* the first problem inside a string: the message is still read */
+	gsize soft_pos;
+	gboolean rewrite; /* escaped NULs, soft problems or numbers beyond a double */
+} ErpcJsonScan;
+
+static void
+erpc_json_scan_clear(ErpcJsonScan *scan)
+{
+	g_clear_pointer(&scan->spans, g_array_unref);
+	g_clear_error(&scan->soft);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ErpcJsonScan, erpc_json_scan_clear)
+
+/* where the reference's reader stands after the byte at @where: lines from 1, columns of bytes */
+static void
+erpc_json_locate(const gchar *data, gsize where, guint *line, gsize *column)
+{
+	gsize line_start = 0;
+
+	*line = 1;
+	for (gsize i = 0; i <= where; i++) {
+		if (data[i] == '\n') {
+			(*line)++;
+			line_start = i + 1;
+		}
+	}
+	*column = where + 1 - line_start;
+}
+
+static gboolean
+erpc_json_fail_at(GError **error, const gchar *data, gsize where, const gchar *what)
+{
+	guint line;
+	gsize column;
+
+	erpc_json_locate(data, where, &line, &column);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_PARSE,
+		    "%s at line %u column %" G_GSIZE_FORMAT,
+		    what,
+		    line,
+		    column);
+	return FALSE;
+}
+
+/* notes a problem inside a string, unless an earlier one is noted already */
+static void
+erpc_json_soft(ErpcJsonScan *scan, const gchar *data, gsize where, const gchar *what)
+{
+	scan->rewrite = TRUE;
+	if (scan->soft != NULL && scan->soft_pos <= where)
+		return;
+	g_clear_error(&scan->soft);
+	scan->soft_pos = where;
+	if (what != NULL)
+		erpc_json_fail_at(&scan->soft, data, where, what);
+	else
+		g_set_error_literal(&scan->soft,
+				    ERPC_ERROR,
+				    ERPC_ERROR_PARSE,
+				    "message is not valid UTF-8 or contains a NUL byte");
+}
+
 /*
- * json-glib silently wraps integers beyond 64 signed bits: refuse negative
- * ones, and read unsigned ones up to 2^64-1 (u64 fields: offsets, limits)
- * as the largest i64, which no such field can tell apart
+ * json-glib silently wraps integers beyond 64 signed bits: read unsigned
+ * ones up to 2^64-1 (u64 fields: offsets, limits) as the largest i64, which
+ * no such field can tell apart, and wider ones as floats, as serde does. A
+ * number no double holds (1e400, 1e-400) becomes a number of no value.
  */
 static gboolean
-erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GArray **spans, GError **error)
+erpc_json_check_number(const gchar *data, gsize len, gsize *pos, ErpcJsonScan *scan, GError **error)
 {
 	gsize start = *pos;
 	gsize end = start;
@@ -160,16 +172,7 @@ erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GArray **spans,
 		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_PARSE, "invalid number");
 		return FALSE;
 	}
-	if (!integer) {
-		/* 1e999 would become infinity, which no reply could carry */
-		g_autofree gchar *token = g_strndup(data + start, end - start);
-		gdouble value = g_ascii_strtod(token, NULL);
-		if (isfinite(value))
-			return TRUE;
-		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_PARSE, "number out of range");
-		return FALSE;
-	}
-	if (end - start < sizeof(buf)) {
+	if (integer && end - start < sizeof(buf)) {
 		gint64 value;
 		guint64 uvalue;
 		memcpy(buf, data + start, end - start);
@@ -177,24 +180,19 @@ erpc_json_check_number(const gchar *data, gsize len, gsize *pos, GArray **spans,
 		if (g_ascii_string_to_signed(buf, 10, G_MININT64, G_MAXINT64, &value, NULL))
 			return TRUE;
 		if (g_ascii_string_to_unsigned(buf, 10, 0, G_MAXUINT64, &uvalue, NULL)) {
-			if (spans != NULL)
-				erpc_json_add_span(spans, start, end - start, ERPC_JSON_SPAN_CLAMP);
+			if (scan->want_spans)
+				erpc_json_add_span(&scan->spans,
+						   start,
+						   end - start,
+						   ERPC_JSON_SPAN_CLAMP);
 			return TRUE;
 		}
 	}
-	/* beyond 64 bits: a float, so that the request is answered with its id */
-	if (spans != NULL) {
-		g_autofree gchar *token = g_strndup(data + start, end - start);
-		if (isfinite(g_ascii_strtod(token, NULL))) {
-			erpc_json_add_span(spans, start, end - start, ERPC_JSON_SPAN_FLOAT);
-			return TRUE;
-		}
-	}
-	g_set_error_literal(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_PARSE,
-			    "number out of range: integers must fit in 64 bits");
-	return FALSE;
+	if (!_erpc_json_number_fits(data + start, end - start))
+		scan->rewrite = TRUE;
+	else if (integer && scan->want_spans)
+		erpc_json_add_span(&scan->spans, start, end - start, ERPC_JSON_SPAN_FLOAT);
+	return TRUE;
 }
 
 #define ERPC_SWAR_ONES	  G_GUINT64_CONSTANT(0x0101010101010101)
@@ -246,22 +244,103 @@ erpc_json_is_key(const gchar *data, gsize len, gsize pos)
 	return pos < len && data[pos] == ':';
 }
 
+/*
+ * A hard error ends the scan; an earlier problem inside a string is what
+ * the reference would have named, so it is named instead
+ */
+static gboolean
+erpc_json_scan_fail(ErpcJsonScan *scan, GError *hard, GError **error)
+{
+	if (scan->soft != NULL) {
+		g_propagate_error(error, g_steal_pointer(&scan->soft));
+		g_error_free(hard);
+		return FALSE;
+	}
+	g_propagate_error(error, hard);
+	return FALSE;
+}
+
+/* the string starting after the quote at *pos; *pos ends on the closing quote */
+static gboolean
+erpc_json_scan_string(const gchar *data,
+		      gsize len,
+		      gsize *pos,
+		      gboolean *non_ascii,
+		      ErpcJsonScan *scan,
+		      GError **error)
+{
+	gsize start = *pos + 1;
+	gboolean escaped = FALSE;
+
+	for (gsize i = start; i < len; i++) {
+		guchar c;
+
+		i += erpc_json_skip_plain(data + i, len - i);
+		if (i >= len)
+			break;
+		c = (guchar)data[i];
+		if (c == '"') {
+			if (scan->want_big && !escaped && i - start >= ERPC_JSON_BIG_STRING &&
+			    !erpc_json_is_key(data, len, i + 1))
+				erpc_json_add_span(&scan->spans,
+						   start,
+						   i - start,
+						   ERPC_JSON_SPAN_STRING);
+			*pos = i;
+			return TRUE;
+		}
+		if (c == '\\') {
+			const gchar *why = NULL;
+			gsize where = i;
+			gsize end = i;
+			escaped = TRUE;
+			switch (_erpc_json_read_escape(data, len, i, &end, &why, &where)) {
+			case ERPC_JSON_ESCAPE_NUL:
+				scan->rewrite = TRUE;
+				break;
+			case ERPC_JSON_ESCAPE_BAD:
+				erpc_json_soft(scan, data, where, why);
+				break;
+			case ERPC_JSON_ESCAPE_EOF:
+				return erpc_json_fail_at(error,
+							 data,
+							 len - 1,
+							 "EOF while parsing a string");
+			case ERPC_JSON_ESCAPE_PLAIN:
+			case ERPC_JSON_ESCAPE_MARK:
+			default:
+				break;
+			}
+			i = end - 1;
+		} else if (c < 0x20) {
+			/* a raw NUL too: the message is read, the string is not */
+			escaped = TRUE;
+			erpc_json_soft(scan,
+				       data,
+				       i,
+				       "control character (\\u0000-\\u001F) found while parsing a "
+				       "string");
+		} else if (c >= 0x80) {
+			/* only strings can hold non-ASCII bytes: validated at the end */
+			*non_ascii = TRUE;
+		}
+	}
+	return erpc_json_fail_at(error, data, len > 0 ? len - 1 : 0, "EOF while parsing a string");
+}
+
 static gboolean
 erpc_json_scan(const gchar *data,
 	       gsize len,
 	       gsize max_size,
 	       guint max_depth,
-	       GArray **spans,
+	       ErpcJsonScan *scan,
 	       GError **error)
 {
+	g_autoptr(GError) hard = NULL;
 	guint depth = 0;
-	gboolean in_string = FALSE;
 	gboolean seen_value = FALSE;
 	gboolean non_ascii = FALSE;
-	gboolean escaped = FALSE;
-	gsize string_start = 0;
-	guint line = 1;
-	gsize line_start = 0;
+	const gchar *invalid = NULL;
 
 	g_return_val_if_fail(data != NULL || len == 0, FALSE);
 
@@ -277,85 +356,35 @@ erpc_json_scan(const gchar *data,
 	}
 	for (gsize i = 0; i < len; i++) {
 		guchar c = (guchar)data[i];
-		if (in_string) {
-			i += erpc_json_skip_plain(data + i, len - i);
-			if (i >= len)
-				break;
-			c = (guchar)data[i];
-			if (c == '\\') {
-				escaped = TRUE;
-				i++;
-				if (i < len && data[i] == 0)
-					goto encoding;
-				if (i < len && (guchar)data[i] < 0x20)
-					goto control;
-				if (i < len && data[i] == 'u') {
-					if (!erpc_json_check_escape(data, len, &i, error))
-						return FALSE;
-				} else if (i < len && strchr("\"\\/bfnrt", data[i]) == NULL) {
-					/* json-glib would take octal and unknown escapes too */
-					g_set_error(
-					    error,
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		if (c == 0 || c >= 0x80) {
+			g_set_error_literal(&hard,
 					    ERPC_ERROR,
 					    ERPC_ERROR_PARSE,
-					    "invalid escape at line %u column %" G_GSIZE_FORMAT,
-					    line,
-					    i - line_start + 1);
-					return FALSE;
-				}
-			} else if (c == '"') {
-				in_string = FALSE;
-				if (depth == 0)
-					seen_value = TRUE;
-				if (spans != NULL && !escaped &&
-				    i - string_start >= ERPC_JSON_BIG_STRING &&
-				    !erpc_json_is_key(data, len, i + 1))
-					erpc_json_add_span(spans,
-							   string_start,
-							   i - string_start,
-							   FALSE);
-			} else if (c < 0x20) {
-				if (c == 0)
-					goto encoding;
-				goto control;
-			} else if (c >= 0x80) {
-				non_ascii = TRUE;
-			}
-			continue;
+					    "message is not valid UTF-8 or contains a NUL byte");
+			return erpc_json_scan_fail(scan, g_steal_pointer(&hard), error);
 		}
-		if (c == '\n') {
-			line++;
-			line_start = i + 1;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r')
-			continue;
-		if (c == 0 || c >= 0x80)
-			goto encoding;
 		if (seen_value && depth == 0) {
-			g_set_error(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_PARSE,
-				    "trailing characters at line %u column %" G_GSIZE_FORMAT,
-				    line,
-				    i - line_start + 1);
-			return FALSE;
+			erpc_json_fail_at(&hard, data, i, "trailing characters");
+			return erpc_json_scan_fail(scan, g_steal_pointer(&hard), error);
 		}
 		switch (c) {
 		case '"':
-			in_string = TRUE;
-			escaped = FALSE;
-			string_start = i + 1;
+			if (!erpc_json_scan_string(data, len, &i, &non_ascii, scan, &hard))
+				return erpc_json_scan_fail(scan, g_steal_pointer(&hard), error);
+			if (depth == 0)
+				seen_value = TRUE;
 			break;
 		case '[':
 		case '{':
 			if (++depth > max_depth) {
-				g_set_error(error,
+				g_set_error(&hard,
 					    ERPC_ERROR,
 					    ERPC_ERROR_PARSE,
 					    "recursion limit exceeded: nesting deeper than %u",
 					    max_depth);
-				return FALSE;
+				return erpc_json_scan_fail(scan, g_steal_pointer(&hard), error);
 			}
 			break;
 		case ']':
@@ -367,8 +396,8 @@ erpc_json_scan(const gchar *data,
 			break;
 		case '-':
 		case '0' ... '9':
-			if (!erpc_json_check_number(data, len, &i, spans, error))
-				return FALSE;
+			if (!erpc_json_check_number(data, len, &i, scan, &hard))
+				return erpc_json_scan_fail(scan, g_steal_pointer(&hard), error);
 			if (depth == 0)
 				seen_value = TRUE;
 			break;
@@ -378,18 +407,11 @@ erpc_json_scan(const gchar *data,
 		default:
 			/*
 			 * json-glib also takes comments and single-quoted strings,
-			 * which would hide nesting from this scan: only JSON passes;
-			 * this also refuses NUL bytes and non-ASCII outside strings
+			 * which would hide nesting from this scan: only JSON passes
 			 */
 			if (!g_ascii_isalpha(c)) {
-				g_set_error(
-				    error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_PARSE,
-				    "unexpected character at line %u column %" G_GSIZE_FORMAT,
-				    line,
-				    i - line_start + 1);
-				return FALSE;
+				erpc_json_fail_at(&hard, data, i, "unexpected character");
+				return erpc_json_scan_fail(scan, g_steal_pointer(&hard), error);
 			}
 			/* true, false, null */
 			while (i + 1 < len && g_ascii_isalpha(data[i + 1]))
@@ -399,22 +421,10 @@ erpc_json_scan(const gchar *data,
 			break;
 		}
 	}
-	/* only strings can hold non-ASCII bytes: validate when there are some */
-	if (non_ascii && !g_utf8_validate_len(data, len, NULL))
-		goto encoding;
+	/* a byte that is not UTF-8 can only be inside a string: the message is still read */
+	if (non_ascii && !g_utf8_validate_len(data, len, &invalid))
+		erpc_json_soft(scan, data, (gsize)(invalid - data), NULL);
 	return TRUE;
-encoding:
-	g_set_error_literal(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_PARSE,
-			    "message is not valid UTF-8 or contains a NUL byte");
-	return FALSE;
-control:
-	g_set_error_literal(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_PARSE,
-			    "control character (\\u0000-\\u001F) found while parsing a string");
-	return FALSE;
 }
 
 /**
@@ -427,9 +437,10 @@ control:
  *
  * Checks size, encoding, nesting and what json-glib would accept silently,
  * before any parser sees the bytes: the input must be valid UTF-8 without
- * NUL bytes, raw control characters or `\u0000` escapes in strings, nest no
- * deeper than @max_depth, hold integers that fit in 64 signed bits, and
- * hold nothing but white space after its top-level value.
+ * NUL bytes, raw control characters, lone surrogates or unknown escapes in
+ * strings, nest no deeper than @max_depth, and hold nothing but white space
+ * after its top-level value. `\u0000` and numbers no double holds are
+ * accepted: erpc_json_parse() reads them.
  *
  * Returns: %TRUE if the input may be parsed
  *
@@ -438,7 +449,15 @@ control:
 gboolean
 erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return erpc_json_scan(data, len, max_size, max_depth, NULL, error);
+	g_auto(ErpcJsonScan) scan = {0};
+
+	if (!erpc_json_scan(data, len, max_size, max_depth, &scan, error))
+		return FALSE;
+	if (scan.soft != NULL) {
+		g_propagate_error(error, g_steal_pointer(&scan.soft));
+		return FALSE;
+	}
+	return TRUE;
 }
 
 static void
@@ -593,20 +612,20 @@ erpc_json_parse_text(JsonParser *parser, const gchar *data, gsize len, GError **
 }
 
 /*
- * for erpc_message_parse(): also tells whether an integer was clamped. With
- * @blobs, big strings stay placeholders and *@blobs tells where their text
- * is in @data, which the caller keeps alive; without, they are put back.
+ * Parses text the scan has accepted, with what it noted in @spans (taken).
+ * With @blobs, big strings stay placeholders and *@blobs tells where their
+ * text is in @data, which the caller keeps alive; without, they are put back.
  */
-JsonNode *
-_erpc_json_parse_full(const gchar *data,
+static JsonNode *
+erpc_json_parse_spans(const gchar *data,
 		      gsize len,
-		      gsize max_size,
-		      guint max_depth,
+		      GArray *spans_in,
+		      gboolean mutable,
 		      gboolean *clamped,
 		      ErpcJsonBlobs **blobs,
 		      GError **error)
 {
-	g_autoptr(GArray) spans = NULL;
+	g_autoptr(GArray) spans = spans_in;
 	g_autoptr(GString) reduced = NULL;
 	g_autoptr(JsonParser) parser = NULL;
 	g_autofree gchar *nonce = NULL;
@@ -615,14 +634,12 @@ _erpc_json_parse_full(const gchar *data,
 	gsize pos = 0;
 	guint n_big = 0;
 
-	if (clamped != NULL)
-		*clamped = FALSE;
-	if (blobs != NULL)
-		*blobs = NULL;
-	if (!erpc_json_scan(data, len, max_size, max_depth, &spans, error))
-		return NULL;
-	if (spans == NULL)
+	if (spans == NULL && !mutable)
 		return erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
+	if (spans == NULL) {
+		parser = json_parser_new();
+		return erpc_json_parse_text(parser, data, len, error);
+	}
 
 	nonce = g_strdup_printf("%08x%08x%08x%08x",
 				g_random_int(),
@@ -647,7 +664,7 @@ _erpc_json_parse_full(const gchar *data,
 		pos = span->start + span->len;
 	}
 	g_string_append_len(reduced, data + pos, (gssize)(len - pos));
-	if (n_big == 0)
+	if (n_big == 0 && !mutable)
 		return erpc_json_parse_text(erpc_json_get_parser(),
 					    reduced->str,
 					    reduced->len,
@@ -655,8 +672,8 @@ _erpc_json_parse_full(const gchar *data,
 	/* a mutable tree, so that the strings can be put back */
 	parser = json_parser_new();
 	root = erpc_json_parse_text(parser, reduced->str, reduced->len, error);
-	if (root == NULL)
-		return NULL;
+	if (root == NULL || n_big == 0)
+		return root;
 	found = g_new0(ErpcJsonBlobs, 1);
 	found->data = data;
 	found->patched = g_new0(gboolean, spans->len);
@@ -668,6 +685,89 @@ _erpc_json_parse_full(const gchar *data,
 	}
 	_erpc_json_blobs_expand(found, root);
 	_erpc_json_blobs_free(found);
+	return root;
+}
+
+/*
+ * For erpc_message_parse(): also tells whether an integer was clamped, and
+ * keeps big strings in @data with @blobs (see erpc_json_parse_spans()).
+ * With @soft, a text whose only problems are inside strings (a lone
+ * surrogate, an unknown escape, a raw control character, a byte that is
+ * not UTF-8) is parsed too, its bad strings read as U+FFFD, and *@soft
+ * names the first problem; *@id_bad tells whether the `id` member of the
+ * top-level object was one of them. Without @soft, such text is refused.
+ */
+JsonNode *
+_erpc_json_parse_full(const gchar *data,
+		      gsize len,
+		      gsize max_size,
+		      guint max_depth,
+		      gboolean *clamped,
+		      ErpcJsonBlobs **blobs,
+		      GError **soft,
+		      gboolean *id_bad,
+		      GError **error)
+{
+	g_auto(ErpcJsonScan) scan = {.want_spans = TRUE, .want_big = TRUE};
+	g_auto(ErpcJsonScan) again = {.want_spans = TRUE};
+	g_autoptr(GString) text = NULL;
+	g_autoptr(GError) parse_error = NULL;
+	JsonNode *root;
+
+	if (clamped != NULL)
+		*clamped = FALSE;
+	if (blobs != NULL)
+		*blobs = NULL;
+	if (id_bad != NULL)
+		*id_bad = FALSE;
+	if (!erpc_json_scan(data, len, max_size, max_depth, &scan, error))
+		return NULL;
+	if (scan.soft != NULL && soft == NULL) {
+		g_propagate_error(error, g_steal_pointer(&scan.soft));
+		return NULL;
+	}
+	if (!scan.rewrite)
+		return erpc_json_parse_spans(data,
+					     len,
+					     g_steal_pointer(&scan.spans),
+					     FALSE,
+					     clamped,
+					     blobs,
+					     error);
+
+	/* big strings of the rewritten text stay in the tree: they may hold doubled marks */
+	text = _erpc_json_rewrite(data, len);
+	if (!erpc_json_scan(text->str, text->len, G_MAXSIZE, max_depth, &again, error))
+		return NULL;
+	if (again.soft != NULL || again.rewrite) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "the message could not be rewritten for the parser");
+		return NULL;
+	}
+	root = erpc_json_parse_spans(text->str,
+				     text->len,
+				     g_steal_pointer(&again.spans),
+				     TRUE,
+				     clamped,
+				     NULL,
+				     &parse_error);
+	if (root == NULL) {
+		g_autoptr(JsonNode) unexpected = NULL;
+		/* the first problem, in the words and places of the text the peer sent */
+		if (scan.soft != NULL) {
+			g_propagate_error(error, g_steal_pointer(&scan.soft));
+			return NULL;
+		}
+		unexpected = erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
+		if (unexpected != NULL)
+			g_propagate_error(error, g_steal_pointer(&parse_error));
+		return NULL;
+	}
+	_erpc_json_decode(root, id_bad);
+	if (soft != NULL)
+		*soft = g_steal_pointer(&scan.soft);
 	return root;
 }
 
@@ -683,7 +783,8 @@ _erpc_json_parse_full(const gchar *data,
  * quarter megabyte or more without escapes (file contents in base64) are
  * cut out before json-glib sees the text and put back afterwards, which
  * makes large messages several times faster to parse. Unsigned integers
- * beyond 2^63-1 read as 2^63-1.
+ * beyond 2^63-1 read as 2^63-1, numbers no double holds as NaN, and a
+ * `\u0000` in a string as %ERPC_JSON_NUL (see erpc_json_string_has_nul()).
  *
  * Returns: (transfer full): the root node, or %NULL with %ERPC_ERROR_PARSE set
  *
@@ -692,7 +793,7 @@ _erpc_json_parse_full(const gchar *data,
 JsonNode *
 erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, NULL, error);
+	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, NULL, NULL, NULL, error);
 }
 
 /*
@@ -756,6 +857,39 @@ erpc_json_float_display(gdouble value)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
+/* @str (@len bytes) as Rust's Debug shows a string, without the quotes */
+static void
+erpc_json_append_debug(GString *out, const gchar *str, gsize len)
+{
+	g_autofree gchar *valid = NULL;
+
+	for (gsize i = 0; i < len; i++) {
+		guchar c = (guchar)str[i];
+		if (c == 0xc0 && i + 1 < len && (guchar)str[i + 1] == 0x80) {
+			g_string_append(out, "\\0");
+			i++;
+		} else if (c == '"' || c == '\\') {
+			g_string_append_c(out, '\\');
+			g_string_append_c(out, (gchar)c);
+		} else if (c == '\n') {
+			g_string_append(out, "\\n");
+		} else if (c == '\r') {
+			g_string_append(out, "\\r");
+		} else if (c == '\t') {
+			g_string_append(out, "\\t");
+		} else if (c < 0x20 || c == 0x7f) {
+			g_string_append_printf(out, "\\u{%x}", c);
+		} else {
+			g_string_append_c(out, (gchar)c);
+		}
+	}
+	/* what we send is UTF-8 whatever we were given */
+	if (!g_utf8_validate(out->str, (gssize)out->len, NULL)) {
+		valid = g_utf8_make_valid(out->str, (gssize)out->len);
+		g_string_assign(out, valid);
+	}
+}
+
 /**
  * erpc_json_describe:
  * @node: (nullable): a node
@@ -783,23 +917,28 @@ erpc_json_describe(JsonNode *node)
 	case G_TYPE_INT64:
 		return g_strdup_printf("integer `%" G_GINT64_FORMAT "`", json_node_get_int(node));
 	case G_TYPE_DOUBLE: {
-		g_autofree gchar *text = erpc_json_float_display(json_node_get_double(node));
+		g_autofree gchar *text = NULL;
+		/* a number no double holds: the reference names no value */
+		if (isnan(json_node_get_double(node)))
+			return g_strdup("number");
+		text = erpc_json_float_display(json_node_get_double(node));
 		return g_strdup_printf("floating point `%s`", text);
 	}
 	case G_TYPE_STRING: {
 		const gchar *str = json_node_get_string(node);
-		g_autoptr(GString) out = g_string_new("string ");
+		g_autoptr(GString) out = g_string_new("string \"");
 		gsize len = strlen(str);
 		if (len > ERPC_JSON_DESCRIBE_MAX) {
 			gsize cut = ERPC_JSON_DESCRIBE_MAX;
 			/* back to the start of a character */
 			while (cut > 0 && ((guchar)str[cut] & 0xc0) == 0x80)
 				cut--;
-			erpc_json_append_string(out, str, (gssize)cut);
-			g_string_insert(out, out->len - 1, "...");
+			erpc_json_append_debug(out, str, cut);
+			g_string_append(out, "...");
 		} else {
-			erpc_json_append_string(out, str, (gssize)len);
+			erpc_json_append_debug(out, str, len);
 		}
+		g_string_append_c(out, '"');
 		return g_string_free(g_steal_pointer(&out), FALSE);
 	}
 	default:
@@ -1002,9 +1141,21 @@ erpc_json_get_boolean(JsonObject *obj,
 	return TRUE;
 }
 
+/* a number no double holds, which the parser reads as NaN */
+static gboolean
+erpc_json_node_is_wide(JsonNode *node, GError **error)
+{
+	if (!erpc_json_node_is(node, G_TYPE_DOUBLE) || !isnan(json_node_get_double(node)))
+		return FALSE;
+	g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "invalid number");
+	return TRUE;
+}
+
 static gboolean
 erpc_json_node_to_int64(JsonNode *node, gint64 *out, GError **error)
 {
+	if (erpc_json_node_is_wide(node, error))
+		return FALSE;
 	if (!erpc_json_node_is(node, G_TYPE_INT64))
 		return erpc_json_type_error(node, "i64", error);
 	*out = json_node_get_int(node);
@@ -1016,6 +1167,8 @@ erpc_json_node_to_uint64(JsonNode *node, guint64 *out, GError **error)
 {
 	gint64 value;
 
+	if (erpc_json_node_is_wide(node, error))
+		return FALSE;
 	if (!erpc_json_node_is(node, G_TYPE_INT64))
 		return erpc_json_type_error(node, "u64", error);
 	value = json_node_get_int(node);
@@ -1329,22 +1482,11 @@ erpc_json_get_enum(JsonObject *obj,
 	return FALSE;
 }
 
-/**
- * erpc_json_append_string:
- * @out: a #GString
- * @str: UTF-8 text
- * @len: length of @str, or -1 if it is NUL-terminated
- *
- * Appends @str as a quoted JSON string, escaping quotes, backslashes and
- * control characters.
- *
- * Since: 0.1
- */
-void
-erpc_json_append_string(GString *out, const gchar *str, gssize len)
+/* @str as a quoted JSON string, from UTF-8 without ERPC_JSON_NUL */
+static void
+erpc_json_append_piece(GString *out, const gchar *str, gsize n)
 {
 	static const gchar hex[] = "0123456789abcdef";
-	gsize n = len < 0 ? strlen(str) : (gsize)len;
 	gsize start = 0;
 	g_autofree gchar *valid = NULL;
 
@@ -1355,7 +1497,6 @@ erpc_json_append_string(GString *out, const gchar *str, gssize len)
 		n = strlen(valid);
 	}
 
-	g_string_append_c(out, '"');
 	for (gsize i = 0; i < n; i++) {
 		guchar c = (guchar)str[i];
 		gchar esc[7];
@@ -1403,6 +1544,33 @@ erpc_json_append_string(GString *out, const gchar *str, gssize len)
 		start = i + 1;
 	}
 	g_string_append_len(out, str + start, (gssize)(n - start));
+}
+
+/**
+ * erpc_json_append_string:
+ * @out: a #GString
+ * @str: UTF-8 text
+ * @len: length of @str, or -1 if it is NUL-terminated
+ *
+ * Appends @str as a quoted JSON string, escaping quotes, backslashes and
+ * control characters; %ERPC_JSON_NUL is written as `\u0000`.
+ *
+ * Since: 0.1
+ */
+void
+erpc_json_append_string(GString *out, const gchar *str, gssize len)
+{
+	gsize n = len < 0 ? strlen(str) : (gsize)len;
+	const gchar *nul;
+
+	g_string_append_c(out, '"');
+	while ((nul = memmem(str, n, ERPC_JSON_NUL, 2)) != NULL) {
+		erpc_json_append_piece(out, str, (gsize)(nul - str));
+		g_string_append(out, "\\u0000");
+		n -= (gsize)(nul - str) + 2;
+		str = nul + 2;
+	}
+	erpc_json_append_piece(out, str, n);
 	g_string_append_c(out, '"');
 }
 

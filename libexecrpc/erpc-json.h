@@ -15,10 +15,25 @@ G_BEGIN_DECLS
  */
 #define ERPC_JSON_MAX_DEPTH 64
 
+/**
+ * ERPC_JSON_NUL:
+ *
+ * How a parsed string carries a NUL character (`\u0000`): the overlong
+ * sequence C0 80, as modified UTF-8 writes it. No valid input holds it and
+ * no C function stops at it; erpc_json_append_string() writes it as
+ * `\u0000` again.
+ *
+ * Since: 0.1
+ */
+#define ERPC_JSON_NUL "\xc0\x80"
+
 gboolean
 erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
 JsonNode *
 erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
+
+gboolean
+erpc_json_string_has_nul(const gchar *str);
 
 gchar *
 erpc_json_describe(JsonNode *node);

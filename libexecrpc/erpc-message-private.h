@@ -8,4 +8,13 @@ G_BEGIN_DECLS
 gboolean
 _erpc_message_take_blob(ErpcMessage *self, JsonNode *node, const gchar **data, gsize *len);
 
+ErpcMessage *
+_erpc_message_parse_refusable(GBytes *frame,
+			      const gchar *data,
+			      gsize len,
+			      gsize max_size,
+			      guint max_depth,
+			      JsonNode **refused_id,
+			      GError **error);
+
 G_END_DECLS

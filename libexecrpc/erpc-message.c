@@ -87,7 +87,11 @@ erpc_message_check_trace(JsonNode *trace, GError **error)
 	if (trace == NULL || JSON_NODE_HOLDS_NULL(trace))
 		return TRUE;
 	if (!JSON_NODE_HOLDS_OBJECT(trace)) {
-		g_autofree gchar *what = erpc_json_describe(trace);
+		/* the reference reads the envelope untyped first: any number is just "number" */
+		gboolean number = JSON_NODE_HOLDS_VALUE(trace) &&
+				  (json_node_get_value_type(trace) == G_TYPE_INT64 ||
+				   json_node_get_value_type(trace) == G_TYPE_DOUBLE);
+		g_autofree gchar *what = number ? g_strdup("number") : erpc_json_describe(trace);
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PARSE,
@@ -174,25 +178,37 @@ invalid:
 	return FALSE;
 }
 
+/*
+ * With @refused_id, a request whose envelope can be read is refused with
+ * its own id when something inside it cannot be (see _erpc_json_parse_full()):
+ * *@refused_id is then set, and the error says what.
+ */
 static ErpcMessage *
 erpc_message_parse_internal(GBytes *frame,
 			    const gchar *data,
 			    gsize len,
 			    gsize max_size,
 			    guint max_depth,
+			    JsonNode **refused_id,
 			    GError **error)
 {
 	g_autoptr(ErpcMessage) self = NULL;
 	g_autoptr(ErpcJsonBlobs) blobs = NULL;
+	g_autoptr(GError) soft = NULL;
 	gboolean clamped = FALSE;
+	gboolean id_bad = FALSE;
 	JsonNode *root;
 
+	if (refused_id != NULL)
+		*refused_id = NULL;
 	root = _erpc_json_parse_full(data,
 				     len,
 				     max_size,
 				     max_depth,
 				     &clamped,
 				     frame != NULL ? &blobs : NULL,
+				     refused_id != NULL ? &soft : NULL,
+				     &id_bad,
 				     error);
 	if (root == NULL)
 		return NULL;
@@ -217,15 +233,29 @@ erpc_message_parse_internal(GBytes *frame,
 				_erpc_json_blobs_expand(blobs, member);
 		}
 	}
-	if (!erpc_message_classify(self, error))
+	if (!erpc_message_classify(self, soft != NULL ? NULL : error)) {
+		if (soft != NULL)
+			g_propagate_error(error, g_steal_pointer(&soft));
 		return NULL;
+	}
 	/* an id beyond i64 was read as G_MAXINT64: it must not be echoed as that */
 	if (clamped && self->id != NULL && json_node_get_value_type(self->id) == G_TYPE_INT64 &&
 	    json_node_get_int(self->id) == G_MAXINT64) {
+		if (soft != NULL) {
+			g_propagate_error(error, g_steal_pointer(&soft));
+			return NULL;
+		}
 		g_set_error_literal(error,
 				    ERPC_ERROR,
 				    ERPC_ERROR_PARSE,
 				    "data did not match any variant of untagged enum RequestId");
+		return NULL;
+	}
+	if (soft != NULL) {
+		/* a request is answered with its id, if that could be read */
+		if (self->kind == ERPC_MESSAGE_KIND_REQUEST && !id_bad)
+			*refused_id = json_node_copy(self->id);
+		g_propagate_error(error, g_steal_pointer(&soft));
 		return NULL;
 	}
 	/* placeholders outside a request's params object would never be put back */
@@ -239,6 +269,34 @@ erpc_message_parse_internal(GBytes *frame,
 	return g_steal_pointer(&self);
 }
 
+/*
+ * for ErpcConnection: as erpc_message_parse_bytes() (or erpc_message_parse()
+ * without @frame), but a request that cannot be read past its envelope sets
+ * *@refused_id to its id, to be answered with
+ */
+ErpcMessage *
+_erpc_message_parse_refusable(GBytes *frame,
+			      const gchar *data,
+			      gsize len,
+			      gsize max_size,
+			      guint max_depth,
+			      JsonNode **refused_id,
+			      GError **error)
+{
+	if (frame != NULL) {
+		gsize frame_len = 0;
+		const gchar *frame_data = g_bytes_get_data(frame, &frame_len);
+		return erpc_message_parse_internal(frame,
+						   frame_data != NULL ? frame_data : "",
+						   frame_len,
+						   max_size,
+						   max_depth,
+						   refused_id,
+						   error);
+	}
+	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, refused_id, error);
+}
+
 /**
  * erpc_message_parse:
  * @data: one frame received from a peer
@@ -248,8 +306,10 @@ erpc_message_parse_internal(GBytes *frame,
  * @error: return location for a #GError, or %NULL
  *
  * Parses and classifies one message. Batches (top-level arrays), scalars,
- * ids that are neither strings nor integers and request `trace` members that
- * are not objects are refused with %ERPC_ERROR_PARSE.
+ * ids that are neither strings nor integers, request `trace` members that
+ * are not objects and strings holding what cannot be read (a lone
+ * surrogate, an unknown escape, a raw control character) are refused with
+ * %ERPC_ERROR_PARSE. Strings may hold %ERPC_JSON_NUL for `\u0000`.
  *
  * Returns: (transfer full): a message, or %NULL
  *
@@ -258,7 +318,7 @@ erpc_message_parse_internal(GBytes *frame,
 ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, error);
+	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, NULL, error);
 }
 
 /**
@@ -291,6 +351,7 @@ erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError 
 					   len,
 					   max_size,
 					   max_depth,
+					   NULL,
 					   error);
 }
 

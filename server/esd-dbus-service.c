@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "erpc-listener-private.h"
+#include "esd-dbus-caller.h"
 #include "esd-dbus-generated.h"
 #include "esd-dbus-service.h"
 #include "esd-environment.h"
@@ -41,7 +42,8 @@ struct _EsdDBusService {
 	gboolean name_acquired;
 	guint idle_timeout; /* seconds; 0: stay */
 	guint idle_id;
-	guint pending; /* OpenConnection calls waiting for the caller's uid */
+	guint pending; /* OpenConnection calls waiting for the caller's credentials */
+	gboolean allow_sandboxed;
 
 	/* the last OpenConnection failed for want of descriptors; when that was last warned of */
 	gboolean short_of_fds;
@@ -66,6 +68,7 @@ typedef struct {
 	EsdDBusService *service;
 	GDBusMethodInvocation *invocation;
 	gchar *client_name;
+	gint64 called_at; /* esd_dbus_caller_now() */
 } EsdDBusRequest;
 
 static void
@@ -341,31 +344,108 @@ esd_dbus_service_open(EsdDBusService *self, EsdDBusRequest *request)
 						       g_variant_new_handle(0));
 }
 
-/* the session bus admits only its user; checked anyway, a bus may be configured otherwise */
+/*
+ * The session bus admits only its user; checked anyway, a bus may be
+ * configured otherwise. A sandboxed caller (a Flatpak app, a snap) would get
+ * its commands run outside its sandbox, on the host: refused unless
+ * --dbus-allow-sandboxed, and so is a caller that cannot be placed.
+ */
+static gboolean
+esd_dbus_service_check_caller(EsdDBusService *self,
+			      EsdDBusRequest *request,
+			      GVariant *credentials,
+			      GUnixFDList *fd_list,
+			      GError **error)
+{
+	const gchar *sender = g_dbus_method_invocation_get_sender(request->invocation);
+	g_autoptr(EsdDBusCaller) caller = NULL;
+	g_autoptr(GError) error_local = NULL;
+	g_autofree gchar *who = NULL;
+	guint32 uid = 0;
+
+	if (!g_variant_lookup(credentials, "UnixUserID", "u", &uid) || uid != (guint32)getuid()) {
+		g_set_error_literal(error,
+				    G_DBUS_ERROR,
+				    G_DBUS_ERROR_ACCESS_DENIED,
+				    "only the daemon's own user may connect");
+		return FALSE;
+	}
+	caller = esd_dbus_caller_identify(credentials, fd_list, request->called_at, &error_local);
+	if (caller == NULL && self->allow_sandboxed) {
+		g_info("D-Bus caller %s not identified (%s): served, sandboxed callers are allowed",
+		       sender,
+		       error_local->message);
+		return TRUE;
+	}
+	/* out of descriptors: refused as the socket pair would be, and served again later */
+	if (caller == NULL && g_error_matches(error_local, ERPC_ERROR, ERPC_ERROR_BUSY)) {
+		g_autofree gchar *reason =
+		    g_strdup_printf("cannot identify the caller: %s", error_local->message);
+		esd_dbus_service_short_of_fds(self, reason);
+		g_set_error_literal(error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED, reason);
+		return FALSE;
+	}
+	if (caller == NULL) {
+		g_set_error(error,
+			    G_DBUS_ERROR,
+			    G_DBUS_ERROR_ACCESS_DENIED,
+			    "cannot tell whether the caller is sandboxed, so it is refused: %s",
+			    error_local->message);
+		return FALSE;
+	}
+	if (caller->kind == ESD_DBUS_CALLER_HOST)
+		return TRUE;
+	who = esd_dbus_caller_describe(caller);
+	if (self->allow_sandboxed) {
+		g_info("D-Bus caller %s is sandboxed (%s): served, --dbus-allow-sandboxed is set",
+		       sender,
+		       who);
+		return TRUE;
+	}
+	g_set_error(error,
+		    G_DBUS_ERROR,
+		    G_DBUS_ERROR_ACCESS_DENIED,
+		    "the caller is sandboxed (%s) and its commands would run outside the "
+		    "sandbox; execserverd serves sandboxed callers only when started with "
+		    "--dbus-allow-sandboxed",
+		    who);
+	return FALSE;
+}
+
 static void
-esd_dbus_service_caller_uid_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+esd_dbus_service_caller_credentials_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 {
 	g_autoptr(EsdDBusRequest) request = user_data;
 	EsdDBusService *self = request->service;
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GUnixFDList) fd_list = NULL;
+	g_autoptr(GVariant) credentials = NULL;
 	g_autoptr(GVariant) reply =
-	    g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
-	guint32 uid = 0;
+	    g_dbus_connection_call_with_unix_fd_list_finish(G_DBUS_CONNECTION(source),
+							    &fd_list,
+							    res,
+							    &error);
 
 	self->pending--;
-	if (reply != NULL)
-		g_variant_get(reply, "(u)", &uid);
-	if (reply == NULL || uid != (guint32)getuid()) {
-		g_log(PROTOCOL_LOG_DOMAIN,
-		      G_LOG_LEVEL_MESSAGE,
-		      "D-Bus caller %s refused: %s",
-		      g_dbus_method_invocation_get_sender(request->invocation),
-		      reply == NULL ? error->message : "another user");
-		g_dbus_method_invocation_return_error_literal(
-		    request->invocation,
-		    G_DBUS_ERROR,
-		    G_DBUS_ERROR_ACCESS_DENIED,
-		    "only the daemon's own user may connect");
+	if (reply == NULL) {
+		g_autoptr(GError) bus_error = g_steal_pointer(&error);
+		g_set_error(&error,
+			    G_DBUS_ERROR,
+			    G_DBUS_ERROR_ACCESS_DENIED,
+			    "cannot get the caller's credentials: %s",
+			    bus_error->message);
+	} else
+		g_variant_get(reply, "(@a{sv})", &credentials);
+	if (credentials == NULL ||
+	    !esd_dbus_service_check_caller(self, request, credentials, fd_list, &error)) {
+		/* running out of descriptors is logged once, not per call */
+		if (!g_error_matches(error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED))
+			g_log(PROTOCOL_LOG_DOMAIN,
+			      G_LOG_LEVEL_MESSAGE,
+			      "D-Bus caller %s refused: %s",
+			      g_dbus_method_invocation_get_sender(request->invocation),
+			      error->message);
+		g_dbus_method_invocation_return_gerror(request->invocation, error);
 	} else
 		esd_dbus_service_open(self, request);
 	esd_dbus_service_update_idle(self);
@@ -422,20 +502,23 @@ esd_dbus_service_handle_open_connection(EsdDBusExecServer1 *skeleton,
 	request->service = g_object_ref(self);
 	request->invocation = g_object_ref(invocation);
 	request->client_name = g_steal_pointer(&client_name);
+	request->called_at = esd_dbus_caller_now();
 	self->pending++;
 	esd_dbus_service_update_idle(self);
-	g_dbus_connection_call(
+	/* uid, pid, security label and, where the bus has it, a pidfd of the caller */
+	g_dbus_connection_call_with_unix_fd_list(
 	    self->bus,
 	    "org.freedesktop.DBus",
 	    "/org/freedesktop/DBus",
 	    "org.freedesktop.DBus",
-	    "GetConnectionUnixUser",
+	    "GetConnectionCredentials",
 	    g_variant_new("(s)", g_dbus_method_invocation_get_sender(invocation)),
-	    G_VARIANT_TYPE("(u)"),
+	    G_VARIANT_TYPE("(a{sv})"),
 	    G_DBUS_CALL_FLAGS_NONE,
 	    -1,
 	    NULL,
-	    esd_dbus_service_caller_uid_cb,
+	    NULL,
+	    esd_dbus_service_caller_credentials_cb,
 	    request);
 	return G_DBUS_METHOD_INVOCATION_HANDLED;
 }
@@ -484,6 +567,20 @@ esd_dbus_service_name_lost_cb(GDBusConnection *bus, const gchar *name, gpointer 
 	else
 		g_warning("cannot own %s on the session bus: another process has it", name);
 	esd_dbus_service_quit(self, EXIT_FAILURE);
+}
+
+/**
+ * esd_dbus_service_set_allow_sandboxed:
+ * @allow: serve callers inside a Flatpak or snap sandbox too
+ *
+ * Off by default: such a caller would get commands run on the host, outside
+ * its sandbox.
+ */
+void
+esd_dbus_service_set_allow_sandboxed(EsdDBusService *self, gboolean allow)
+{
+	g_return_if_fail(ESD_IS_DBUS_SERVICE(self));
+	self->allow_sandboxed = allow;
 }
 
 /**

@@ -14,6 +14,8 @@ G_DECLARE_FINAL_TYPE(EsdDBusService, esd_dbus_service, ESD, DBUS_SERVICE, GObjec
 EsdDBusService *
 esd_dbus_service_new(EsdServer *server, guint idle_timeout);
 void
+esd_dbus_service_set_allow_sandboxed(EsdDBusService *self, gboolean allow);
+void
 esd_dbus_service_start(EsdDBusService *self);
 
 G_END_DECLS

@@ -183,6 +183,7 @@ main(int argc, char *argv[])
 	gboolean verbose = FALSE;
 	gboolean pid_namespace = FALSE;
 	gboolean dbus = FALSE;
+	gboolean dbus_allow_sandboxed = FALSE;
 	gint idle_timeout = 60;
 	gboolean from_build_tree;
 	gint concurrent_requests = 1;
@@ -227,6 +228,14 @@ main(int argc, char *argv[])
 	     &dbus,
 	     /* TRANSLATORS: --dbus */
 	     N_("Own dev.execserverd.ExecServer1 on the session bus (D-Bus activation)"),
+	     NULL},
+	    {"dbus-allow-sandboxed",
+	     0,
+	     0,
+	     G_OPTION_ARG_NONE,
+	     &dbus_allow_sandboxed,
+	     N_("With --dbus, also serve callers inside a Flatpak or snap sandbox: their "
+		"commands run outside it (default: refused)"),
 	     NULL},
 	    {"idle-timeout",
 	     0,
@@ -469,11 +478,17 @@ main(int argc, char *argv[])
 	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
 		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
 	from_build_tree = esd_main_running_from_build_tree();
+	/* the directories that come with this binary, see esd-plugin-loader.c */
 	if (from_build_tree) {
-		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_BUILD_PLUGINDIR, TRUE);
+		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
+					       ESD_BUILD_PLUGINDIR,
+					       ESD_PLUGIN_DIR_FLAG_SUBDIRS |
+						   ESD_PLUGIN_DIR_FLAG_INSTALLED);
 		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
 	} else
-		esd_plugin_loader_add_dir(esd_server_get_loader(server), ESD_PLUGINDIR, FALSE);
+		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
+					       ESD_PLUGINDIR,
+					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
 	if (!esd_server_setup(server, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		return EXIT_FAILURE;
@@ -506,6 +521,7 @@ main(int argc, char *argv[])
 	}
 	if (dbus) {
 		dbus_service = esd_dbus_service_new(server, (guint)idle_timeout);
+		esd_dbus_service_set_allow_sandboxed(dbus_service, dbus_allow_sandboxed);
 		g_signal_connect(dbus_service, "quit", G_CALLBACK(esd_main_dbus_quit_cb), &self);
 		esd_dbus_service_start(dbus_service);
 	}

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,8 +14,35 @@
 /*
  * Plugins are found in the --plugins-dir directories first, then in the
  * installed plugin directory; the first file of a given name wins. Each file
- * is checked (owner, mode) before it is opened, and its entry symbol is
- * checked (ABI, build id, name, type) before anything is instantiated.
+ * is checked (owner, mode, and those of every directory above it) before it
+ * is opened, and its entry symbol is checked (ABI, build id, name, type)
+ * before anything is instantiated.
+ *
+ * The rule: nobody but root and the daemon's user may be able to change the
+ * file, or replace it through a directory on its path. The file and every
+ * directory from / down to it are owned by root or by us and not writable
+ * by group or others; a directory may be writable by others if it is sticky
+ * (as /tmp), because then nobody else can rename or remove what root or we
+ * own in it. The path is resolved first and loaded as resolved, so no link
+ * can be swapped after the check.
+ *
+ * Inside a user namespace that maps neither the overflow uid
+ * (/proc/sys/kernel/overflowuid, 65534) nor its parent's root, files whose
+ * owner is not mapped in are shown as owned by the overflow uid: root's
+ * files, when the daemon runs unprivileged inside bwrap --unshare-user, but
+ * just as well any other user's of the host. Nobody inside the namespace can
+ * write such a file (not even a namespace root: capabilities do not reach
+ * unmapped owners), only its real owner outside can. So an owner shown as
+ * the overflow uid is accepted where it can only be root's on a sane host:
+ * for the directories above a plugin directory (/, /usr, /home…) and, in the
+ * plugin directories installed with the daemon (its $libdir/execserverd-N,
+ * or the build tree's when run from there), for those directories and their
+ * plugins, which are trusted as much as the daemon's own binary next to
+ * them. A directory given with --plugins-dir, and what it holds, must be
+ * owned by root or us as mapped here; and nothing owned by the overflow uid
+ * is accepted inside a directory others can write to, sticky or not, since
+ * anybody outside could have put it there. A read-only mount would add
+ * nothing: the real owner writes through a mount of its own.
  */
 
 #define ESD_PLUGIN_PREFIX "libesd-plugin-"
@@ -22,7 +50,7 @@
 
 typedef struct {
 	gchar *dir;
-	gboolean with_subdirs;
+	EsdPluginDirFlags flags;
 } EsdPluginDir;
 
 typedef struct {
@@ -37,6 +65,9 @@ struct _EsdPluginLoader {
 	GPtrArray *dirs;    /* of EsdPluginDir */
 	GPtrArray *entries; /* of EsdPluginEntry, in load order */
 	GPtrArray *plugins; /* of ErpcPlugin, same order */
+	gboolean userns_known;
+	gboolean overflow_unmapped; /* the overflow uid stands for owners not mapped in */
+	guint32 overflow_uid;
 };
 
 G_DEFINE_TYPE(EsdPluginLoader, esd_plugin_loader, G_TYPE_OBJECT)
@@ -56,13 +87,29 @@ esd_plugin_entry_free(EsdPluginEntry *entry)
 	g_free(entry);
 }
 
+/**
+ * esd_plugin_loader_add_dir_full:
+ * @dir: a directory to search, after those added before
+ * @flags: %ESD_PLUGIN_DIR_FLAG_SUBDIRS to search one level of subdirectories
+ *   too; %ESD_PLUGIN_DIR_FLAG_INSTALLED for the directory installed with the
+ *   daemon, whose files may be owned by an unmapped root (see above)
+ */
 void
-esd_plugin_loader_add_dir(EsdPluginLoader *self, const gchar *dir, gboolean with_subdirs)
+esd_plugin_loader_add_dir_full(EsdPluginLoader *self, const gchar *dir, EsdPluginDirFlags flags)
 {
 	EsdPluginDir *entry = g_new0(EsdPluginDir, 1);
 	entry->dir = g_strdup(dir);
-	entry->with_subdirs = with_subdirs;
+	entry->flags = flags;
 	g_ptr_array_add(self->dirs, entry);
+}
+
+void
+esd_plugin_loader_add_dir(EsdPluginLoader *self, const gchar *dir, gboolean with_subdirs)
+{
+	esd_plugin_loader_add_dir_full(self,
+				       dir,
+				       with_subdirs ? ESD_PLUGIN_DIR_FLAG_SUBDIRS
+						    : ESD_PLUGIN_DIR_FLAG_NONE);
 }
 
 static EsdPluginEntry *
@@ -76,22 +123,105 @@ esd_plugin_loader_find(EsdPluginLoader *self, const gchar *name)
 	return NULL;
 }
 
-/* as NetworkManager does: only files we or root own, writable by nobody else */
-static gboolean
-esd_plugin_loader_validate_file(const gchar *path, GError **error)
+/* the overflow uid, and whether our user namespace maps neither it nor the parent's root */
+static void
+esd_plugin_loader_read_userns(EsdPluginLoader *self)
 {
-	struct stat st;
+	g_autofree gchar *overflow = NULL;
+	g_autofree gchar *map = NULL;
+	g_auto(GStrv) lines = NULL;
+	guint64 value;
 
-	if (lstat(path, &st) != 0) {
+	if (self->userns_known)
+		return;
+	self->userns_known = TRUE;
+	self->overflow_unmapped = FALSE;
+	if (!g_file_get_contents("/proc/sys/kernel/overflowuid", &overflow, NULL, NULL) ||
+	    !g_file_get_contents("/proc/self/uid_map", &map, NULL, NULL))
+		return;
+	value = g_ascii_strtoull(overflow, NULL, 10);
+	if (value == 0 || value > G_MAXUINT32)
+		return;
+	self->overflow_uid = (guint32)value;
+	lines = g_strsplit(map, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		/* "inside outside count"; the initial namespace maps everything */
+		g_auto(GStrv) fields = g_strsplit_set(g_strstrip(lines[i]), " \t", -1);
+		guint64 numbers[3] = {0};
+		guint n = 0;
+
+		for (guint j = 0; fields[j] != NULL && n < 3; j++) {
+			if (fields[j][0] != '\0')
+				numbers[n++] = g_ascii_strtoull(fields[j], NULL, 10);
+		}
+		if (n != 3 || numbers[2] == 0)
+			continue;
+		if (numbers[0] <= value && value - numbers[0] < numbers[2])
+			return;
+		if (numbers[1] == 0)
+			return;
+	}
+	self->overflow_unmapped = TRUE;
+}
+
+/*
+ * the owner of one element of a plugin's path: @inside for the plugin
+ * directory and below, @shared if its parent is writable by others (sticky)
+ */
+static gboolean
+esd_plugin_loader_check_owner(EsdPluginLoader *self,
+			      const gchar *path,
+			      const struct stat *st,
+			      gboolean inside,
+			      gboolean installed,
+			      gboolean shared,
+			      GError **error)
+{
+	if (st->st_uid == 0 || st->st_uid == geteuid())
+		return TRUE;
+	esd_plugin_loader_read_userns(self);
+	if (!self->overflow_unmapped || st->st_uid != self->overflow_uid) {
 		g_set_error(error,
 			    ERPC_ERROR,
-			    erpc_error_code_from_errno(errno),
-			    "cannot stat %s: %s",
+			    ERPC_ERROR_PERMISSION_DENIED,
+			    "%s is owned by uid %u, neither root nor uid %u",
 			    path,
-			    g_strerror(errno));
+			    (guint)st->st_uid,
+			    (guint)geteuid());
 		return FALSE;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	if (shared) {
+		g_set_error(
+		    error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_PERMISSION_DENIED,
+		    "%s is owned by uid %u, a user not mapped into this user namespace, in a "
+		    "directory others can write to",
+		    path,
+		    (guint)st->st_uid);
+		return FALSE;
+	}
+	if (inside && !installed) {
+		g_set_error(
+		    error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_PERMISSION_DENIED,
+		    "%s is owned by uid %u, a user not mapped into this user namespace, which "
+		    "only the installed plugin directory may hold",
+		    path,
+		    (guint)st->st_uid);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+esd_plugin_loader_check_mode(const gchar *path,
+			     const struct stat *st,
+			     gboolean last,
+			     GError **error)
+{
+	if (last && !S_ISREG(st->st_mode)) {
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PERMISSION_DENIED,
@@ -99,26 +229,141 @@ esd_plugin_loader_validate_file(const gchar *path, GError **error)
 			    path);
 		return FALSE;
 	}
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+	if (!last && !S_ISDIR(st->st_mode)) {
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PERMISSION_DENIED,
-			    "%s is owned by uid %u, neither root nor uid %u",
-			    path,
-			    (guint)st.st_uid,
-			    (guint)geteuid());
+			    "%s is not a directory",
+			    path);
 		return FALSE;
 	}
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 || (st.st_mode & (S_ISUID | S_ISGID)) != 0) {
+	if (last && ((st->st_mode & (S_IWGRP | S_IWOTH)) != 0 ||
+		     (st->st_mode & (S_ISUID | S_ISGID)) != 0)) {
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_PERMISSION_DENIED,
 			    "%s has unsafe mode %04o",
 			    path,
-			    (guint)(st.st_mode & 07777));
+			    (guint)(st->st_mode & 07777));
+		return FALSE;
+	}
+	/* in a sticky directory, others cannot rename or remove what is not theirs */
+	if (!last && (st->st_mode & (S_IWGRP | S_IWOTH)) != 0 && (st->st_mode & S_ISVTX) == 0) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PERMISSION_DENIED,
+			    "directory %s is writable by group or others (mode %04o)",
+			    path,
+			    (guint)(st->st_mode & 07777));
 		return FALSE;
 	}
 	return TRUE;
+}
+
+/* the number of components of an absolute, resolved path: "/" 0, "/usr" 1 */
+static guint
+esd_plugin_loader_depth(const gchar *path)
+{
+	guint depth = 0;
+
+	for (const gchar *p = path; *p != '\0'; p++) {
+		if (*p == '/' && p[1] != '\0')
+			depth++;
+	}
+	return depth;
+}
+
+/*
+ * checks @path and each directory from / down to it, as the comment at the
+ * top says; @dir is the plugin directory it was found in, if any. Returns the
+ * resolved path to load.
+ */
+static gchar *
+esd_plugin_loader_validate_file(EsdPluginLoader *self,
+				const gchar *path,
+				const EsdPluginDir *dir,
+				GError **error)
+{
+	g_autofree gchar *parent = g_path_get_dirname(path);
+	g_autofree gchar *base = g_path_get_basename(path);
+	g_autofree gchar *real_parent = NULL;
+	g_autofree gchar *real_anchor = NULL;
+	g_autofree gchar *real_path = NULL;
+	g_auto(GStrv) parts = NULL;
+	g_autoptr(GString) prefix = g_string_new("/");
+	gboolean installed = dir != NULL && (dir->flags & ESD_PLUGIN_DIR_FLAG_INSTALLED) != 0;
+	gboolean shared = FALSE;
+	guint inside_from;
+	guint n;
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || (real_parent = realpath(parent, NULL)) == NULL) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    erpc_error_code_from_errno(errno),
+			    "cannot stat %s: %s",
+			    path,
+			    g_strerror(errno));
+		return NULL;
+	}
+	/* the file itself is never a link */
+	if (!S_ISREG(st.st_mode)) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_PERMISSION_DENIED,
+			    "%s is not a regular file",
+			    path);
+		return NULL;
+	}
+	real_path = g_build_filename(real_parent, base, NULL);
+	/* where the plugin directory starts; without one, at the file's own directory */
+	inside_from = esd_plugin_loader_depth(real_parent);
+	if (dir != NULL)
+		real_anchor = realpath(dir->dir, NULL);
+	if (real_anchor != NULL &&
+	    (g_strcmp0(real_anchor, real_parent) == 0 ||
+	     (g_str_has_prefix(real_parent, real_anchor) &&
+	      (real_parent[strlen(real_anchor)] == '/' || g_strcmp0(real_anchor, "/") == 0))))
+		inside_from = esd_plugin_loader_depth(real_anchor);
+	else
+		/* a link out of the installed directory leads somewhere else */
+		installed = FALSE;
+
+	parts = g_strsplit(real_path + 1, "/", -1);
+	n = g_strv_length(parts);
+	/* "/" first, then each component; the last one is the file */
+	for (guint i = 0; i <= n; i++) {
+		gboolean last = i == n;
+
+		if (i > 0) {
+			if (i > 1)
+				g_string_append_c(prefix, '/');
+			g_string_append(prefix, parts[i - 1]);
+		}
+		if (lstat(prefix->str, &st) != 0) {
+			g_set_error(error,
+				    ERPC_ERROR,
+				    erpc_error_code_from_errno(errno),
+				    "cannot stat %s: %s",
+				    prefix->str,
+				    g_strerror(errno));
+			return NULL;
+		}
+		if (!esd_plugin_loader_check_mode(prefix->str, &st, last, error) ||
+		    !esd_plugin_loader_check_owner(self,
+						   prefix->str,
+						   &st,
+						   i >= inside_from,
+						   installed,
+						   shared,
+						   error)) {
+			if (!last)
+				g_prefix_error(error, "%s: ", path);
+			return NULL;
+		}
+		shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+	}
+	return g_steal_pointer(&real_path);
 }
 
 static gchar *
@@ -187,11 +432,15 @@ esd_plugin_loader_check_info(const ErpcPluginInfo *info,
 	return TRUE;
 }
 
-/* loads, checks and sets up one plugin file; nothing is kept on failure */
-ErpcPlugin *
-esd_plugin_loader_load_file(EsdPluginLoader *self, const gchar *path, GError **error)
+/* loads, checks and sets up one plugin file found in @dir; nothing is kept on failure */
+static ErpcPlugin *
+esd_plugin_loader_load_file_in(EsdPluginLoader *self,
+			       const gchar *path,
+			       const EsdPluginDir *dir,
+			       GError **error)
 {
 	g_autofree gchar *file_name = NULL;
+	g_autofree gchar *real_path = NULL;
 	GModule *module;
 	ErpcPluginQueryFunc query = NULL;
 	const ErpcPluginInfo *info;
@@ -220,9 +469,10 @@ esd_plugin_loader_load_file(EsdPluginLoader *self, const gchar *path, GError **e
 			    existing->path);
 		return NULL;
 	}
-	if (!esd_plugin_loader_validate_file(path, error))
+	real_path = esd_plugin_loader_validate_file(self, path, dir, error);
+	if (real_path == NULL)
 		return NULL;
-	module = g_module_open_full(path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL, error);
+	module = g_module_open_full(real_path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL, error);
 	if (module == NULL)
 		return NULL;
 	if (!g_module_symbol(module, ERPC_PLUGIN_SYMBOL, (gpointer *)&query) || query == NULL) {
@@ -266,6 +516,13 @@ esd_plugin_loader_load_file(EsdPluginLoader *self, const gchar *path, GError **e
 	return g_steal_pointer(&plugin);
 }
 
+/* loads, checks and sets up one plugin file; nothing is kept on failure */
+ErpcPlugin *
+esd_plugin_loader_load_file(EsdPluginLoader *self, const gchar *path, GError **error)
+{
+	return esd_plugin_loader_load_file_in(self, path, NULL, error);
+}
+
 static gint
 esd_plugin_loader_sort_paths(gconstpointer a, gconstpointer b)
 {
@@ -304,7 +561,9 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 		EsdPluginDir *dir = g_ptr_array_index(self->dirs, i);
 		g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
 
-		esd_plugin_loader_collect(dir->dir, dir->with_subdirs, paths);
+		esd_plugin_loader_collect(dir->dir,
+					  (dir->flags & ESD_PLUGIN_DIR_FLAG_SUBDIRS) != 0,
+					  paths);
 		g_ptr_array_sort(paths, esd_plugin_loader_sort_paths);
 		for (guint j = 0; j < paths->len; j++) {
 			const gchar *path = g_ptr_array_index(paths, j);
@@ -321,7 +580,7 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 				       existing->path);
 				continue;
 			}
-			plugin = esd_plugin_loader_load_file(self, path, &error);
+			plugin = esd_plugin_loader_load_file_in(self, path, dir, &error);
 			if (plugin == NULL) {
 				g_warning("refusing plugin: %s", error->message);
 				continue;

@@ -8,10 +8,18 @@ G_BEGIN_DECLS
 #define ESD_TYPE_PLUGIN_LOADER (esd_plugin_loader_get_type())
 G_DECLARE_FINAL_TYPE(EsdPluginLoader, esd_plugin_loader, ESD, PLUGIN_LOADER, GObject)
 
+typedef enum {
+	ESD_PLUGIN_DIR_FLAG_NONE = 0,
+	ESD_PLUGIN_DIR_FLAG_SUBDIRS = 1 << 0,	/* one level of subdirectories too (a build tree) */
+	ESD_PLUGIN_DIR_FLAG_INSTALLED = 1 << 1, /* installed with the daemon */
+} EsdPluginDirFlags;
+
 EsdPluginLoader *
 esd_plugin_loader_new(ErpcRegistry *registry);
 void
 esd_plugin_loader_add_dir(EsdPluginLoader *self, const gchar *dir, gboolean with_subdirs);
+void
+esd_plugin_loader_add_dir_full(EsdPluginLoader *self, const gchar *dir, EsdPluginDirFlags flags);
 guint
 esd_plugin_loader_load_all(EsdPluginLoader *self);
 ErpcPlugin *

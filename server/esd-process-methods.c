@@ -338,6 +338,87 @@ preparation:
 	return NULL;
 }
 
+/* TRUE if a member name or string value of @obj holds a NUL character */
+static gboolean
+esd_process_methods_env_has_nul(JsonObject *obj)
+{
+	JsonObjectIter iter;
+	const gchar *name;
+	JsonNode *value;
+
+	if (obj == NULL)
+		return FALSE;
+	json_object_iter_init(&iter, obj);
+	while (json_object_iter_next(&iter, &name, &value)) {
+		if (erpc_json_string_has_nul(name))
+			return TRUE;
+		if (JSON_NODE_HOLDS_VALUE(value) &&
+		    json_node_get_value_type(value) == G_TYPE_STRING &&
+		    erpc_json_string_has_nul(json_node_get_string(value)))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/*
+ * No argument or environment entry may hold a NUL character, which
+ * exec would cut it at: refused as the reference's spawn refuses them,
+ * the arguments first
+ */
+static gboolean
+esd_process_methods_check_nul(ErpcCall *call, EsdStartParams *start, JsonObject *params)
+{
+	g_autoptr(GError) error = NULL;
+	JsonObject *env = NULL;
+	JsonObject *policy = NULL;
+	JsonObject *set = NULL;
+	gboolean nul = erpc_json_string_has_nul(start->program);
+
+	/* a terminal looks the program up on PATH first, where no name holds a NUL */
+	if (nul && start->tty && strchr(start->program, '/') == NULL) {
+		const gchar *path = esd_process_methods_env_lookup(start->envp, "PATH");
+		if (path == NULL)
+			g_set_error(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "Unable to spawn %s because:\nUnable to resolve the PATH",
+				    start->program);
+		else
+			g_set_error(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "Unable to spawn %s because:\nNo viable candidates found in "
+				    "PATH \"%s\"",
+				    start->program,
+				    path);
+		esd_process_methods_error_kind(call, error, "spawnFailed");
+		return FALSE;
+	}
+	for (guint i = 0; !nul && start->argv[i] != NULL; i++)
+		nul = erpc_json_string_has_nul(start->argv[i]);
+	if (nul) {
+		g_set_error_literal(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "nul byte found in provided data");
+		esd_process_methods_error_kind(call, error, "spawnFailed");
+		return FALSE;
+	}
+	/* the types were checked when the environment was built */
+	if (!erpc_json_get_object(params, "env", &env, NULL) ||
+	    !erpc_json_get_object(params, "envPolicy", &policy, NULL) ||
+	    (policy != NULL && !erpc_json_get_object(policy, "set", &set, NULL)) ||
+	    esd_process_methods_env_has_nul(env) || esd_process_methods_env_has_nul(set)) {
+		g_set_error_literal(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "data provided contains a nul byte");
+		esd_process_methods_error_kind(call, error, "spawnFailed");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static void
 esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data)
 {
@@ -367,6 +448,8 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 		erpc_call_return_error(call, error);
 		return;
 	}
+	if (!esd_process_methods_check_nul(call, &start, params))
+		return;
 	if (stat(start.cwd, &st) != 0) {
 		esd_process_methods_spawn_error(call, errno, "spawnNotFound");
 		return;

@@ -18,8 +18,8 @@
  * and how it ended, reaps everything below it and forwards SIGINT, SIGQUIT
  * and SIGHUP to the command's process group. SIGTERM kills every process
  * below it. In a PID namespace, killing this process kills the namespace;
- * otherwise it is a child subreaper and sweeps its subtree itself, also
- * when the daemon dies (PR_SET_PDEATHSIG).
+ * otherwise it is a child subreaper and kills its subtree itself, also
+ * when the daemon dies (PR_SET_PDEATHSIG), then exits once all is reaped.
  */
 
 #include "config.h"
@@ -37,6 +37,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "esd-spawn.h"
@@ -136,17 +137,64 @@ start_command(int exec_pipe[2], int tty, char **argv, char **envp)
 	return pid;
 }
 
-static pid_t
-read_ppid(pid_t pid)
+/*
+ * Tree kill without a PID namespace. We are a child subreaper, so nothing
+ * leaves our subtree: when a process dies its children come to us (or to a
+ * subreaper below us). waitpid() failing with ECHILD is therefore the exact
+ * end of the subtree, and killing it only has to make every process in it
+ * die; a killed process that is not yet reaped is dead, not a survivor.
+ *
+ * The command called setsid(): one kill() of its process group takes the
+ * command and everything that stayed in its group, at any depth, in one
+ * step. What left the group (setsid, setpgid: a daemon) is found by a pass
+ * over /proc that reads each process's parent once and closes the set of
+ * our descendants in memory. Such a pass costs every process on the host,
+ * so it runs only when something may have escaped: once the command is
+ * reaped and its group is empty while children remain, or when the command
+ * has not died within KILL_SCAN_STUCK_MS. Otherwise what remains is dying
+ * and we only reap, blocking in sigtimedwait(); a tick, less and less
+ * often, passes again for what was forked while a pass ran.
+ */
+
+#define KILL_TICK_MS	   100
+#define KILL_TICK_MAX_MS   1000
+#define KILL_SCAN_STUCK_MS 1000
+
+typedef struct {
+	pid_t pid;
+	pid_t ppid;
+	int state; /* SCAN_* */
+} ProcEntry;
+
+enum { SCAN_UNKNOWN, SCAN_VISITING, SCAN_INSIDE, SCAN_OUTSIDE };
+
+static int
+proc_entry_cmp(const void *a, const void *b)
 {
-	char path[64];
-	char buf[512];
+	pid_t x = ((const ProcEntry *)a)->pid;
+	pid_t y = ((const ProcEntry *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+static ProcEntry *
+proc_entry_find(ProcEntry *procs, size_t n, pid_t pid)
+{
+	ProcEntry key = {.pid = pid};
+	return bsearch(&key, procs, n, sizeof(ProcEntry), proc_entry_cmp);
+}
+
+/* the parent in /proc/PID/stat: "pid (comm) state ppid …", comm may hold ')' */
+static pid_t
+read_ppid(int proc_fd, pid_t pid)
+{
+	char path[32];
+	char buf[256];
 	char *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "%d/stat", (int)pid);
+	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -160,41 +208,144 @@ read_ppid(pid_t pid)
 	return (pid_t)strtol(p + 4, NULL, 10);
 }
 
+/* whether @e descends from @self; memoized, so a whole pass is O(n log n) */
 static int
-is_descendant(pid_t pid, pid_t ancestor)
+proc_entry_inside(ProcEntry *procs, size_t n, ProcEntry *e, pid_t self)
 {
-	for (int depth = 0; depth < 256 && pid > 1; depth++) {
-		pid_t ppid = read_ppid(pid);
-		if (ppid == ancestor)
-			return 1;
-		pid = ppid;
+	int verdict = SCAN_OUTSIDE;
+	ProcEntry *p;
+
+	/* up to a process already judged, to us, or out of the snapshot */
+	for (p = e; p != NULL && p->state == SCAN_UNKNOWN;) {
+		p->state = SCAN_VISITING;
+		if (p->ppid == self) {
+			verdict = SCAN_INSIDE;
+			p = NULL;
+			break;
+		}
+		p = p->ppid > 1 ? proc_entry_find(procs, n, p->ppid) : NULL;
 	}
-	return 0;
+	/* a visiting ancestor is a loop of a racy snapshot: outside */
+	if (p != NULL && p->state != SCAN_VISITING)
+		verdict = p->state;
+	/* the same path again, judged */
+	for (p = e; p != NULL && p->state == SCAN_VISITING;) {
+		p->state = verdict;
+		p = p->ppid > 1 && p->ppid != self ? proc_entry_find(procs, n, p->ppid) : NULL;
+	}
+	return verdict == SCAN_INSIDE;
 }
 
-/* without a PID namespace: SIGKILL everything below us until nothing is */
+/* one pass over /proc: SIGKILL every process below us */
 static void
-sweep(void)
+kill_scan(void)
 {
 	pid_t self = getpid();
+	ProcEntry *procs = NULL;
+	size_t n = 0;
+	size_t allocated = 0;
+	struct dirent *entry;
+	DIR *dir = opendir("/proc");
 
-	for (int round = 0; round < 64; round++) {
-		DIR *dir = opendir("/proc");
-		struct dirent *entry;
-		int found = 0;
+	if (dir == NULL)
+		return;
+	while ((entry = readdir(dir)) != NULL) {
+		char *end = NULL;
+		long pid = strtol(entry->d_name, &end, 10);
+		pid_t ppid;
 
-		if (dir == NULL)
-			return;
-		while ((entry = readdir(dir)) != NULL) {
-			pid_t pid = (pid_t)strtol(entry->d_name, NULL, 10);
-			if (pid <= 1 || pid == self || !is_descendant(pid, self))
-				continue;
-			kill(pid, SIGKILL);
-			found = 1;
+		if (pid <= 1 || *end != '\0' || pid == self)
+			continue;
+		ppid = read_ppid(dirfd(dir), (pid_t)pid);
+		if (ppid < 0)
+			continue; /* gone meanwhile */
+		/* our own children need no ancestry: kill them at once */
+		if (ppid == self)
+			kill((pid_t)pid, SIGKILL);
+		if (n == allocated) {
+			size_t more = allocated > 0 ? allocated * 2 : 1024;
+			ProcEntry *grown = realloc(procs, more * sizeof(ProcEntry));
+			if (grown == NULL)
+				break;
+			procs = grown;
+			allocated = more;
 		}
-		closedir(dir);
-		if (!found)
-			return;
+		procs[n++] = (ProcEntry){(pid_t)pid, ppid, SCAN_UNKNOWN};
+	}
+	closedir(dir);
+	qsort(procs, n, sizeof(ProcEntry), proc_entry_cmp);
+	for (size_t i = 0; i < n; i++) {
+		/* zombies are not told apart: killing one is harmless */
+		if (procs[i].ppid != self && proc_entry_inside(procs, n, &procs[i], self))
+			kill(procs[i].pid, SIGKILL);
+	}
+	free(procs);
+}
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static struct {
+	long long tick_at; /* 0: not killing */
+	long long tick_delay;
+	long long scan_from; /* from then on, every tick passes over /proc */
+	unsigned scans;
+} killing;
+
+/* no member of the command's group is left, zombies included */
+static int
+group_gone(pid_t command)
+{
+	return kill(-command, 0) < 0 && errno == ESRCH;
+}
+
+static void
+kill_pass(void)
+{
+	kill_scan();
+	killing.scans++;
+}
+
+/* SIGTERM: kill the tree, then reap until nothing is left */
+static void
+kill_start(pid_t command, int command_done)
+{
+	long long now = now_ms();
+
+	if (killing.tick_at != 0)
+		return;
+	killing.tick_delay = KILL_TICK_MS;
+	killing.tick_at = now + KILL_TICK_MS;
+	killing.scan_from = now + KILL_SCAN_STUCK_MS;
+	/* unreaped, the command pins its pid as the group's id */
+	if (!command_done)
+		kill(-command, SIGKILL);
+	else
+		kill_pass(); /* it is gone: what is left is not in its group */
+}
+
+/*
+ * After reaping (@tick FALSE) only the first pass, once something may have
+ * escaped; on a tick, a pass whenever it may have, and the next tick later.
+ */
+static void
+kill_check(pid_t command, int command_done, int tick)
+{
+	long long now = now_ms();
+	int escaped = command_done && group_gone(command);
+
+	if (tick ? (escaped || now >= killing.scan_from) : (escaped && killing.scans == 0))
+		kill_pass();
+	if (tick) {
+		killing.tick_at = now + killing.tick_delay;
+		killing.tick_delay = killing.tick_delay * 2 < KILL_TICK_MAX_MS
+					 ? killing.tick_delay * 2
+					 : KILL_TICK_MAX_MS;
 	}
 }
 
@@ -262,7 +413,27 @@ main(int argc, char **argv, char **envp)
 
 	for (;;) {
 		siginfo_t info;
-		int sig = sigwaitinfo(&waitset, &info);
+		int sig;
+
+		if (killing.tick_at != 0) {
+			long long wait = killing.tick_at - now_ms();
+			struct timespec timeout = {0, 0};
+
+			sig = -1;
+			errno = EAGAIN;
+			if (wait > 0) {
+				timeout.tv_sec = (time_t)(wait / 1000);
+				timeout.tv_nsec = (long)(wait % 1000) * 1000000;
+				sig = sigtimedwait(&waitset, &info, &timeout);
+			}
+			if (sig < 0) {
+				if (errno == EAGAIN)
+					kill_check(command, command_done, 1);
+				continue;
+			}
+		} else {
+			sig = sigwaitinfo(&waitset, &info);
+		}
 
 		if (sig == SIGCHLD) {
 			int status = 0;
@@ -275,11 +446,13 @@ main(int argc, char **argv, char **envp)
 			}
 			if (pid < 0 && errno == ECHILD && command_done)
 				_exit(0);
+			if (killing.tick_at != 0)
+				kill_check(command, command_done, 0);
 		} else if (sig == SIGTERM) {
 			if (pid_namespace)
 				kill(-1, SIGKILL);
 			else
-				sweep();
+				kill_start(command, command_done);
 		} else if (sig > 0 && !command_done) {
 			kill(-command, sig);
 		}

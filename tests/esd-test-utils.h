@@ -157,6 +157,17 @@ void
 esd_test_peer_assert_malformed_reply(EsdTestPeer *self,
 				     JsonNode *reply,
 				     const gchar *detail_pattern);
+void
+esd_test_peer_assert_refused(EsdTestPeer *self,
+			     const gchar *data,
+			     gsize len,
+			     const gchar *expected_id,
+			     const gchar *detail_pattern);
+void
+esd_test_peer_assert_refused_reply(EsdTestPeer *self,
+				   JsonNode *reply,
+				   const gchar *expected_id,
+				   const gchar *detail_pattern);
 gchar *
 esd_test_peer_initialize(EsdTestPeer *self, const gchar *resume_session_id);
 gchar *

@@ -12,14 +12,20 @@
  * fs/close. Reads and writes may run in worker threads while the handle is
  * closed on the main thread: the descriptor lives as long as the object,
  * and a replacement that was never committed is discarded when it dies.
+ *
+ * A replacement one of whose writes failed holds a hole or a partial block,
+ * so it is never put in place: the commit waits for the writes still
+ * running, then discards the staged file and reports the first failure.
  */
 
 struct _EsdFsHandle {
 	GObject parent_instance;
 	gint fd;	       /* read handles */
 	EsdFsReplace *replace; /* write handles */
-	GMutex mutex;	       /* guards the commit */
+	GRWLock lock;	       /* writes share it, the commit takes it alone */
 	gboolean committed;
+	GMutex error_mutex;  /* between writes */
+	GError *write_error; /* the first write that failed */
 };
 
 G_DEFINE_TYPE(EsdFsHandle, esd_fs_handle, G_TYPE_OBJECT)
@@ -111,11 +117,22 @@ esd_fs_handle_write_block(EsdFsHandle *self, guint64 offset, GBytes *data, GErro
 {
 	gsize len = 0;
 	const guint8 *buf = g_bytes_get_data(data, &len);
+	g_autoptr(GError) error_local = NULL;
+	g_autoptr(GRWLockReaderLocker) locker = NULL;
 
 	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), FALSE);
-	if (self->replace == NULL)
+	locker = g_rw_lock_reader_locker_new(&self->lock);
+	/* committed or discarded already: what a closed descriptor says */
+	if (self->replace == NULL || self->committed)
 		return esd_fs_set_errno(error, EBADF);
-	return esd_fs_write_all(esd_fs_replace_get_fd(self->replace), buf, len, offset, error);
+	if (esd_fs_write_all(esd_fs_replace_get_fd(self->replace), buf, len, offset, &error_local))
+		return TRUE;
+	g_mutex_lock(&self->error_mutex);
+	if (self->write_error == NULL)
+		self->write_error = g_error_copy(error_local);
+	g_mutex_unlock(&self->error_mutex);
+	g_propagate_error(error, g_steal_pointer(&error_local));
+	return FALSE;
 }
 
 /**
@@ -124,22 +141,29 @@ esd_fs_handle_write_block(EsdFsHandle *self, guint64 offset, GBytes *data, GErro
  * @error: return location for a #GError, or %NULL
  *
  * Flushes a write handle's file and renames it over its target; a read
- * handle has nothing to do. Only the first call commits.
+ * handle has nothing to do. Only the first call commits. After a write
+ * failed, the staged file is discarded instead and the target kept.
  *
- * Returns: %TRUE on success
+ * Returns: %TRUE on success; %FALSE with the first failed write's error
  */
 gboolean
 esd_fs_handle_commit(EsdFsHandle *self, GError **error)
 {
-	g_autoptr(GMutexLocker) locker = NULL;
+	g_autoptr(GRWLockWriterLocker) locker = NULL;
 
 	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), FALSE);
-	if (self->replace == NULL)
+	if (!esd_fs_handle_is_writable(self))
 		return TRUE;
-	locker = g_mutex_locker_new(&self->mutex);
+	locker = g_rw_lock_writer_locker_new(&self->lock);
 	if (self->committed)
 		return TRUE;
 	self->committed = TRUE;
+	/* no write runs now: write_error is ours */
+	if (self->write_error != NULL) {
+		esd_fs_replace_discard(self->replace);
+		g_propagate_error(error, g_steal_pointer(&self->write_error));
+		return FALSE;
+	}
 	return esd_fs_replace_commit(self->replace, FALSE, error);
 }
 
@@ -150,7 +174,9 @@ esd_fs_handle_finalize(GObject *object)
 
 	esd_fs_close_fdp(&self->fd);
 	g_clear_pointer(&self->replace, esd_fs_replace_free);
-	g_mutex_clear(&self->mutex);
+	g_clear_error(&self->write_error);
+	g_mutex_clear(&self->error_mutex);
+	g_rw_lock_clear(&self->lock);
 	G_OBJECT_CLASS(esd_fs_handle_parent_class)->finalize(object);
 }
 
@@ -158,7 +184,8 @@ static void
 esd_fs_handle_init(EsdFsHandle *self)
 {
 	self->fd = -1;
-	g_mutex_init(&self->mutex);
+	g_rw_lock_init(&self->lock);
+	g_mutex_init(&self->error_mutex);
 }
 
 static void

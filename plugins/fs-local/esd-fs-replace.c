@@ -352,6 +352,19 @@ esd_fs_replace_commit(EsdFsReplace *self, gboolean sync, GError **error)
 	return TRUE;
 }
 
+/* drops the staged content of a replacement not committed: the target stays as it was */
+void
+esd_fs_replace_discard(EsdFsReplace *self)
+{
+	g_return_if_fail(!self->committed);
+	self->committed = TRUE;
+	if (self->tmpname != NULL)
+		unlinkat(self->dirfd, self->tmpname, 0);
+	g_clear_pointer(&self->tmpname, g_free);
+	esd_fs_close_fdp(&self->fd);
+	esd_fs_close_fdp(&self->target_fd);
+}
+
 /* closes the replacement; a staging file never renamed into place is removed */
 void
 esd_fs_replace_free(EsdFsReplace *self)

@@ -35,6 +35,8 @@ esd_fs_replace_set_mode(EsdFsReplace *self, mode_t mode, GError **error);
 gboolean
 esd_fs_replace_commit(EsdFsReplace *self, gboolean sync, GError **error);
 void
+esd_fs_replace_discard(EsdFsReplace *self);
+void
 esd_fs_replace_free(EsdFsReplace *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdFsReplace, esd_fs_replace_free)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "esd-ws-buffer.h"
-#include "esd-ws-transport.h"
+#include "esd-ws-transport-private.h"
 
 /*
  * The WebSocket framing (RFC 6455, server side) on a connection that
@@ -21,6 +21,12 @@
  * A message over the size limit is skipped and answered as a malformed
  * frame; the connection goes on. A protocol violation drops the TCP
  * connection without a Close frame, as the reference does.
+ *
+ * Reads go to one buffer shared by all connections (esd-ws-buffer.c): a
+ * connection keeps only the start of a frame that has not arrived whole,
+ * and nothing between frames. A buffer of the read block per connection
+ * made every busy connection hold its quarter of a megabyte for as long as
+ * it lived, and scattered over the heap, where it stayed after they closed.
  */
 
 #define ESD_WS_READ_BLOCK	 (256 * 1024)
@@ -30,6 +36,8 @@
 /* data frames at least this large are read straight into the message */
 #define ESD_WS_DIRECT_MIN   (64 * 1024)
 #define ESD_WS_DIRECT_BLOCK (4 * 1024 * 1024)
+/* the most a connection keeps between reads: a frame under ESD_WS_DIRECT_MIN and its header */
+#define ESD_WS_PENDING_MAX (ESD_WS_DIRECT_MIN + 14)
 
 enum {
 	ESD_WS_OP_CONTINUATION = 0x0,
@@ -55,8 +63,13 @@ struct _EsdWsTransport {
 	GSource *out_source;
 	GSource *keepalive;
 	gsize max_message_size;
+	gsize read_block;
+	gsize direct_min;
+	gsize direct_block;
 
-	GByteArray *inbuf;   /* received, not yet parsed */
+	guint8 *pending; /* the start of a frame that has not arrived whole; nullable */
+	gsize pending_len;
+	gboolean parsing;    /* reads wait while frames are delivered */
 	GByteArray *message; /* data frames of the current message; NULL between messages */
 	gboolean in_message;
 	gboolean discarding; /* the current message is over the limit */
@@ -68,6 +81,7 @@ struct _EsdWsTransport {
 	guint direct_phase; /* where in the key the next payload byte is */
 	gboolean direct_fin;
 	gboolean initial_read; /* the first dispatch, forced: drains libsoup's buffer */
+	gboolean close_received;
 
 	GQueue outq; /* of EsdWsFrame */
 	gsize out_offset;
@@ -320,6 +334,15 @@ esd_ws_transport_message_done(EsdWsTransport *self)
 	self->discarded = 0;
 }
 
+/* RFC 6455 7.4 and its registry: the codes a Close frame may carry (1004 is reserved,
+ * 1005, 1006 and 1015 never go on the wire) */
+static gboolean
+esd_ws_close_code_is_valid(guint code)
+{
+	return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) ||
+	       (code >= 3000 && code <= 4999);
+}
+
 static void
 esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, gsize len)
 {
@@ -327,11 +350,28 @@ esd_ws_transport_control(EsdWsTransport *self, guint8 opcode, guint8 *payload, g
 		g_autoptr(GBytes) pong = g_bytes_new(payload, len);
 		esd_ws_transport_queue(self, ESD_WS_OP_PONG, pong);
 	} else if (opcode == ESD_WS_OP_CLOSE) {
-		/* answer with the peer's code, then the connection ends; a body of one
-		 * byte cannot hold a code: 1002, protocol error (RFC 6455 7.4.1) */
+		/* answer with the peer's code, then the connection ends; a body that holds
+		 * no valid code is answered 1002, protocol error, a reason that is not
+		 * UTF-8 1007, invalid payload data (RFC 6455 7.4.1); nothing after the
+		 * Close is read */
 		static const guint8 protocol_error[2] = {0x03, 0xea};
-		g_autoptr(GBytes) reply = len == 1 ? g_bytes_new_static(protocol_error, 2)
-						   : g_bytes_new(payload, MIN(len, 2));
+		static const guint8 invalid_data[2] = {0x03, 0xef};
+		g_autoptr(GBytes) reply = NULL;
+
+		if (len == 0)
+			reply = g_bytes_new_static(NULL, 0);
+		else if (len == 1 ||
+			 !esd_ws_close_code_is_valid((guint)payload[0] << 8 | payload[1]))
+			reply = g_bytes_new_static(protocol_error, 2);
+		else if (!g_utf8_validate_len((const gchar *)payload + 2, len - 2, NULL))
+			reply = g_bytes_new_static(invalid_data, 2);
+		else
+			reply = g_bytes_new(payload, 2);
+		self->close_received = TRUE;
+		if (self->in_source != NULL) {
+			g_source_destroy(self->in_source);
+			g_clear_pointer(&self->in_source, g_source_unref);
+		}
 		esd_ws_transport_queue(self, ESD_WS_OP_CLOSE, reply);
 	}
 }
@@ -351,12 +391,12 @@ esd_ws_transport_append(EsdWsTransport *self, const guint8 *data, gsize len, gui
 	g_byte_array_append(self->message, data, (guint)len);
 }
 
-/* the rest of a large data frame, read from the socket into the message; FALSE when done */
-static gboolean
+/* the rest of a large data frame, read from the socket into the message */
+static void
 esd_ws_transport_read_direct(EsdWsTransport *self)
 {
 	g_autoptr(GError) error = NULL;
-	gsize want = (gsize)MIN(self->direct_remaining, (guint64)ESD_WS_DIRECT_BLOCK);
+	gsize want = (gsize)MIN(self->direct_remaining, (guint64)self->direct_block);
 	gsize old_len = self->message->len;
 	gssize n;
 
@@ -368,13 +408,14 @@ esd_ws_transport_read_direct(EsdWsTransport *self)
 						     &error);
 	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
 		g_byte_array_set_size(self->message, (guint)old_len);
-		return TRUE;
+		return;
 	}
 	if (n <= 0) {
 		g_byte_array_set_size(self->message, (guint)old_len);
 		esd_ws_transport_finish(self, n < 0 ? error : NULL);
-		return FALSE;
+		return;
 	}
+	esd_ws_buffer_note_read((gsize)n);
 	g_byte_array_set_size(self->message, (guint)(old_len + (gsize)n));
 	esd_ws_unmask(self->message->data + old_len,
 		      (gsize)n,
@@ -384,18 +425,18 @@ esd_ws_transport_read_direct(EsdWsTransport *self)
 	self->direct_remaining -= (guint64)n;
 	if (self->direct_remaining == 0 && self->direct_fin)
 		esd_ws_transport_message_done(self);
-	return TRUE;
 }
 
-/* parses every complete frame in inbuf; FALSE once the connection is done */
-static gboolean
-esd_ws_transport_parse(EsdWsTransport *self)
+/* the frames in @data, unmasked in place; returns how many bytes were used */
+static gsize
+esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 {
 	gsize pos = 0;
 
-	while (!self->finished && !erpc_transport_is_closed(ERPC_TRANSPORT(self))) {
-		guint8 *p = self->inbuf->data + pos;
-		gsize avail = self->inbuf->len - pos;
+	while (!self->finished && !self->close_received &&
+	       !erpc_transport_is_closed(ERPC_TRANSPORT(self))) {
+		guint8 *p = data + pos;
+		gsize avail = data_len - pos;
 		gsize header_len = 2;
 		guint64 len;
 		guint8 opcode;
@@ -420,11 +461,11 @@ esd_ws_transport_parse(EsdWsTransport *self)
 		opcode = p[0] & 0x0f;
 		if ((p[0] & 0x70) != 0) {
 			esd_ws_transport_protocol_error(self, "reserved bits set");
-			return FALSE;
+			break;
 		}
 		if ((p[1] & 0x80) == 0) {
 			esd_ws_transport_protocol_error(self, "unmasked client frame");
-			return FALSE;
+			break;
 		}
 		len = p[1] & 0x7f;
 		if (len == 126) {
@@ -442,22 +483,23 @@ esd_ws_transport_parse(EsdWsTransport *self)
 			/* RFC 6455 5.2: the most significant bit must be 0 */
 			if ((len >> 63) != 0) {
 				esd_ws_transport_protocol_error(self, "frame length out of range");
-				return FALSE;
+				break;
 			}
 		}
 		header_len += 4;
-		if (opcode >= 0x8) {
+		/* 3-7 and 0xb-0xf are reserved, data and control frames alike (RFC 6455 5.2) */
+		if ((opcode > ESD_WS_OP_BINARY && opcode < ESD_WS_OP_CLOSE) ||
+		    opcode > ESD_WS_OP_PONG) {
+			esd_ws_transport_protocol_error(self, "unknown opcode");
+			break;
+		} else if (opcode >= 0x8) {
 			if (!fin || len > 125) {
 				esd_ws_transport_protocol_error(self, "bad control frame");
-				return FALSE;
+				break;
 			}
-		} else if (opcode != ESD_WS_OP_CONTINUATION && opcode != ESD_WS_OP_TEXT &&
-			   opcode != ESD_WS_OP_BINARY) {
-			esd_ws_transport_protocol_error(self, "unknown opcode");
-			return FALSE;
 		} else if ((opcode == ESD_WS_OP_CONTINUATION) != self->in_message) {
 			esd_ws_transport_protocol_error(self, "bad fragmentation");
-			return FALSE;
+			break;
 		}
 		/* a data frame that would take the message over the limit is skipped */
 		if (opcode < 0x8 && !self->discarding &&
@@ -483,7 +525,7 @@ esd_ws_transport_parse(EsdWsTransport *self)
 		payload = p + header_len;
 		if (avail - header_len < len) {
 			gsize have = avail - header_len;
-			if (opcode >= 0x8 || len < ESD_WS_DIRECT_MIN)
+			if (opcode >= 0x8 || len < self->direct_min)
 				break;
 			/* a large data frame: the rest of it is read into the message directly */
 			esd_ws_unmask(payload, have, p + header_len - 4, 0);
@@ -507,66 +549,76 @@ esd_ws_transport_parse(EsdWsTransport *self)
 		if (fin)
 			esd_ws_transport_message_done(self);
 	}
-	if (pos > 0 && !self->finished)
-		g_byte_array_remove_range(self->inbuf, 0, (guint)pos);
-	return !self->finished;
+	return pos;
 }
 
-/*
- * with nothing left to parse, the read block goes back to the allocator: an
- * idle connection would otherwise keep 256 KiB of heap and the pages it touched
- */
+/* reads and parses a block of frames, after what is left of the last block */
 static void
-esd_ws_transport_trim_inbuf(EsdWsTransport *self)
+esd_ws_transport_read_frames(EsdWsTransport *self)
 {
-	if (self->inbuf->len > 0)
+	g_autofree guint8 *own = NULL;
+	g_autoptr(GError) error = NULL;
+	gsize have = self->pending_len;
+	guint8 *buf;
+	gsize used;
+	gssize n;
+
+	buf = esd_ws_buffer_borrow(
+	    MAX(have + self->read_block, ESD_WS_PENDING_MAX + ESD_WS_READ_BLOCK));
+	/* lent out already (another connection is parsing): one of its own */
+	if (buf == NULL)
+		buf = own = g_malloc(have + self->read_block);
+	if (have > 0)
+		memcpy(buf, self->pending, have);
+	n = g_pollable_input_stream_read_nonblocking(self->input,
+						     buf + have,
+						     self->read_block,
+						     NULL,
+						     &error);
+	if (n <= 0) {
+		if (own == NULL)
+			esd_ws_buffer_give_back(buf);
+		/* the peer went away: no Close frame is owed */
+		if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK))
+			esd_ws_transport_finish(self, n < 0 ? error : NULL);
 		return;
-	g_byte_array_unref(self->inbuf);
-	self->inbuf = g_byte_array_new();
+	}
+	esd_ws_buffer_note_read((gsize)n);
+	g_clear_pointer(&self->pending, g_free);
+	self->pending_len = 0;
+	self->parsing = TRUE;
+	used = esd_ws_transport_parse(self, buf, have + (gsize)n);
+	self->parsing = FALSE;
+	if (used < have + (gsize)n && !self->finished && !self->close_received) {
+		self->pending_len = have + (gsize)n - used;
+		self->pending = g_memdup2(buf + used, self->pending_len);
+	}
+	if (own == NULL)
+		esd_ws_buffer_give_back(buf);
 }
 
 static gboolean
 esd_ws_transport_readable_cb(GObject *stream, gpointer user_data)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(user_data);
-	g_autoptr(GError) error = NULL;
-	gsize old_len = self->inbuf->len;
-	gssize n;
+	gboolean going;
 
 	if (self->initial_read) {
 		self->initial_read = FALSE;
 		g_source_set_ready_time(self->in_source, -1);
 	}
-	g_object_ref(self);
-	if (self->direct_remaining > 0) {
-		gboolean going = esd_ws_transport_read_direct(self);
-		g_object_unref(self);
-		return going && self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
-	}
-	g_byte_array_set_size(self->inbuf, (guint)(old_len + ESD_WS_READ_BLOCK));
-	n = g_pollable_input_stream_read_nonblocking(self->input,
-						     self->inbuf->data + old_len,
-						     ESD_WS_READ_BLOCK,
-						     NULL,
-						     &error);
-	if (n < 0 && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK)) {
-		g_byte_array_set_size(self->inbuf, (guint)old_len);
-		esd_ws_transport_trim_inbuf(self);
-		g_object_unref(self);
+	/* not re-entered from a handler: what is in the socket waits for the next dispatch */
+	if (self->parsing)
 		return G_SOURCE_CONTINUE;
-	}
-	if (n <= 0) {
-		g_byte_array_set_size(self->inbuf, (guint)old_len);
-		/* the peer went away: no Close frame is owed */
-		esd_ws_transport_finish(self, n < 0 ? error : NULL);
-		g_object_unref(self);
-		return G_SOURCE_REMOVE;
-	}
-	g_byte_array_set_size(self->inbuf, (guint)(old_len + (gsize)n));
-	esd_ws_transport_parse(self);
-	esd_ws_transport_trim_inbuf(self);
+	g_object_ref(self);
+	if (self->direct_remaining > 0)
+		esd_ws_transport_read_direct(self);
+	else
+		esd_ws_transport_read_frames(self);
+	/* read before letting go: the last reference may be this one */
+	going = self->in_source != NULL;
 	g_object_unref(self);
-	return self->in_source != NULL ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+	return going ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
 static gboolean
@@ -648,7 +700,7 @@ esd_ws_transport_finalize(GObject *object)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
 	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
-	g_byte_array_unref(self->inbuf);
+	g_free(self->pending);
 	if (self->message != NULL)
 		g_byte_array_unref(self->message);
 	if (!self->finished)
@@ -661,7 +713,9 @@ esd_ws_transport_finalize(GObject *object)
 static void
 esd_ws_transport_init(EsdWsTransport *self)
 {
-	self->inbuf = g_byte_array_new();
+	self->read_block = ESD_WS_READ_BLOCK;
+	self->direct_min = ESD_WS_DIRECT_MIN;
+	self->direct_block = ESD_WS_DIRECT_BLOCK;
 	g_queue_init(&self->outq);
 }
 
@@ -688,7 +742,8 @@ esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsiz
 	self->socket = socket != NULL ? g_object_ref(socket) : NULL;
 	self->input = G_POLLABLE_INPUT_STREAM(g_io_stream_get_input_stream(stream));
 	self->output = G_POLLABLE_OUTPUT_STREAM(g_io_stream_get_output_stream(stream));
-	self->max_message_size = max_message_size;
+	/* a message is a GByteArray, whose length is a guint */
+	self->max_message_size = MIN(max_message_size, (gsize)G_MAXUINT);
 	/*
 	 * A plain socket is watched by its descriptor: GLib takes a blocked
 	 * source's descriptors (and a pollable source's child's) out of the poll
@@ -720,4 +775,26 @@ esd_ws_transport_new(GIOStream *stream, GSocket *socket, const gchar *peer, gsiz
 	g_source_set_callback(self->keepalive, esd_ws_transport_keepalive_cb, self, NULL);
 	g_source_attach(self->keepalive, NULL);
 	return self;
+}
+
+/**
+ * esd_ws_transport_set_block_sizes:
+ * @self: a #EsdWsTransport
+ * @read_block: the most read at once, 1 to the default
+ * @direct_min: the smallest data frame read straight into its message, 1 to the default
+ * @direct_block: the most read at once into such a message, at least 1
+ *
+ * For the fuzzer: small blocks take every path of the parser with small
+ * inputs. What the peer sees does not depend on them.
+ */
+void
+esd_ws_transport_set_block_sizes(EsdWsTransport *self,
+				 gsize read_block,
+				 gsize direct_min,
+				 gsize direct_block)
+{
+	g_return_if_fail(ESD_IS_WS_TRANSPORT(self));
+	self->read_block = CLAMP(read_block, 1, ESD_WS_READ_BLOCK);
+	self->direct_min = CLAMP(direct_min, 1, ESD_WS_DIRECT_MIN);
+	self->direct_block = MAX(direct_block, 1);
 }

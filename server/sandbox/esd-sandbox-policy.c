@@ -189,6 +189,19 @@ esd_sandbox_get_uris(JsonObject *obj, const gchar *member, GPtrArray **out, GErr
 	return TRUE;
 }
 
+/* no path holds a NUL: an entry with one would match nothing, so it fails closed */
+static gboolean
+esd_sandbox_check_nul(const gchar *text, GError **error)
+{
+	if (!erpc_json_string_has_nul(text))
+		return TRUE;
+	g_set_error_literal(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "nul byte found in provided data");
+	return FALSE;
+}
+
 /* one FileSystemPath; sets *dynamic when it depends on the policy cwd */
 static gboolean
 esd_sandbox_parse_path(JsonObject *path, EsdSandboxRawEntry *raw, gboolean *dynamic, GError **error)
@@ -203,6 +216,8 @@ esd_sandbox_parse_path(JsonObject *path, EsdSandboxRawEntry *raw, gboolean *dyna
 	if (raw->path_type == ESD_PATH_TYPE_GLOB) {
 		if (!erpc_json_require_string(path, "pattern", &raw->pattern, error))
 			return FALSE;
+		if (!esd_sandbox_check_nul(raw->pattern, error))
+			return FALSE;
 		if (!g_path_is_absolute(raw->pattern))
 			*dynamic = TRUE;
 		return TRUE;
@@ -213,6 +228,8 @@ esd_sandbox_parse_path(JsonObject *path, EsdSandboxRawEntry *raw, gboolean *dyna
 		return FALSE;
 	if (raw->kind == ESD_SPECIAL_UNKNOWN &&
 	    !erpc_json_require_string(value, "path", &ignored, error))
+		return FALSE;
+	if (!esd_sandbox_check_nul(raw->subpath, error))
 		return FALSE;
 	if (raw->kind == ESD_SPECIAL_PROJECT_ROOTS || raw->kind == ESD_SPECIAL_CWD)
 		*dynamic = TRUE;

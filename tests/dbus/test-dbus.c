@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <gio/gunixfdlist.h>
 #include <glib/gstdio.h>
 #include <signal.h>
@@ -40,6 +41,7 @@ typedef struct {
 
 static const gchar *const default_args = "--verbose";
 static const gchar *const idle_args = "--verbose --idle-timeout 2";
+static const gchar *const allow_sandboxed_args = "--verbose --dbus-allow-sandboxed";
 
 static void
 fixture_child_setup(gpointer user_data)
@@ -516,7 +518,11 @@ test_fd_limit(Fixture *fx, gconstpointer user_data)
 	g_assert_error(error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED);
 	g_assert_true(g_pattern_match_simple("*Too many open files*", error->message));
 	g_clear_error(&error);
-	/* one descriptor fewer, an open file of the first session: now the socket pair fails */
+	/*
+	 * one descriptor fewer, an open file of the first session: now the
+	 * caller check, which reads /proc with two at a time, or the socket
+	 * pair fails
+	 */
 	{
 		g_autofree gchar *file = g_build_filename(fx->dir, "file", NULL);
 		g_autofree gchar *request = NULL;
@@ -533,8 +539,11 @@ test_fd_limit(Fixture *fx, gconstpointer user_data)
 	fd = open_connection(fx->connection, g_variant_new("a{sv}", NULL), &error);
 	g_assert_cmpint(fd, <, 0);
 	g_assert_error(error, G_DBUS_ERROR, G_DBUS_ERROR_LIMITS_EXCEEDED);
-	g_assert_true(g_pattern_match_simple("*cannot create a socket pair: Too many open files*",
-					     error->message));
+	if (!g_pattern_match_simple("*cannot create a socket pair: Too many open files*",
+				    error->message) &&
+	    !g_pattern_match_simple("*cannot identify the caller: *Too many open files*",
+				    error->message))
+		g_error("unexpected error: %s", error->message);
 	g_clear_error(&error);
 	esd_test_peer_assert_alive(ESD_TEST_PEER(first));
 
@@ -619,6 +628,322 @@ test_second_instance(Fixture *fx, gconstpointer user_data)
 	esd_test_socket_peer_close(peer);
 }
 
+/* --- sandboxed callers ------------------------------------------------ */
+
+#define FLATPAK_INFO "[Application]\nname=org.example.App\n\n[Instance]\ninstance-id=1\n"
+
+/* the output of a caller run by run_caller() */
+typedef struct {
+	gint status; /* exit status, -1 if killed */
+	gchar *out;
+} CallerResult;
+
+static void
+caller_result_clear(CallerResult *result)
+{
+	g_clear_pointer(&result->out, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(CallerResult, caller_result_clear)
+
+static gchar *
+caller_path(void)
+{
+	return g_test_build_filename(G_TEST_BUILT, "dbus", "dbus-open-connection", NULL);
+}
+
+/*
+ * bwrap with the host's /usr and /etc, the bus directory and the caller,
+ * nothing else: a root of its own, as Flatpak gives an app, in which
+ * /.flatpak-info can be created without touching the host's /
+ */
+static GPtrArray *
+sandbox_argv(Fixture *fx, const gchar *flatpak_info)
+{
+	GPtrArray *argv = g_ptr_array_new_with_free_func(g_free);
+	const gchar *top[] = {"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"};
+	g_autofree gchar *helper = caller_path();
+	const gchar *binds[] = {"/usr", "/etc", fx->dir, NULL, NULL};
+
+	binds[3] = g_path_get_dirname(helper);
+	g_ptr_array_add(argv, g_strdup("bwrap"));
+	g_ptr_array_add(argv, g_strdup("--die-with-parent"));
+	g_ptr_array_add(argv, g_strdup("--dev"));
+	g_ptr_array_add(argv, g_strdup("/dev"));
+	for (guint i = 0; binds[i] != NULL; i++) {
+		g_ptr_array_add(argv, g_strdup("--ro-bind"));
+		g_ptr_array_add(argv, g_strdup(binds[i]));
+		g_ptr_array_add(argv, g_strdup(binds[i]));
+	}
+	g_free((gchar *)binds[3]);
+	/* merged /usr or not */
+	for (guint i = 0; i < G_N_ELEMENTS(top); i++) {
+		g_autofree gchar *target = g_file_read_link(top[i], NULL);
+		if (target != NULL) {
+			g_ptr_array_add(argv, g_strdup("--symlink"));
+			g_ptr_array_add(argv, g_steal_pointer(&target));
+			g_ptr_array_add(argv, g_strdup(top[i]));
+		} else if (g_file_test(top[i], G_FILE_TEST_IS_DIR)) {
+			g_ptr_array_add(argv, g_strdup("--ro-bind"));
+			g_ptr_array_add(argv, g_strdup(top[i]));
+			g_ptr_array_add(argv, g_strdup(top[i]));
+		}
+	}
+	if (flatpak_info != NULL) {
+		g_ptr_array_add(argv, g_strdup("--ro-bind"));
+		g_ptr_array_add(argv, g_strdup(flatpak_info));
+		g_ptr_array_add(argv, g_strdup("/.flatpak-info"));
+	}
+	g_ptr_array_add(argv, g_strdup("--"));
+	return argv;
+}
+
+static void
+caller_child_setup(gpointer user_data)
+{
+	const gchar *procs = user_data;
+	gint fd;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (procs == NULL)
+		return;
+	/* "0" moves the writer itself */
+	fd = open(procs, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0\n", 2) != 2)
+		_exit(97);
+	close(fd);
+}
+
+/*
+ * runs the caller on the fixture's bus: inside bwrap when @sandboxed (with
+ * @flatpak_info as its /.flatpak-info when given), in the cgroup whose
+ * cgroup.procs is @procs when given; FALSE with the test skipped when bwrap
+ * cannot run here
+ */
+static gboolean
+run_caller(Fixture *fx,
+	   gboolean sandboxed,
+	   const gchar *flatpak_info,
+	   const gchar *procs,
+	   CallerResult *result)
+{
+	g_autoptr(GPtrArray) argv = NULL;
+	g_autoptr(GSubprocessLauncher) launcher = NULL;
+	g_autoptr(GSubprocess) caller = NULL;
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *out_path = g_build_filename(fx->dir, "caller.out", NULL);
+	g_autofree gchar *err_path = g_build_filename(fx->dir, "caller.err", NULL);
+	g_autofree gchar *info_path = NULL;
+	g_autofree gchar *err = NULL;
+	g_autofree gchar *bwrap = g_find_program_in_path("bwrap");
+
+	if (sandboxed && bwrap == NULL) {
+		g_test_skip("bwrap is not installed (Debian: bubblewrap)");
+		return FALSE;
+	}
+	if (flatpak_info != NULL) {
+		info_path = g_build_filename(fx->dir, "flatpak-info", NULL);
+		g_assert_true(g_file_set_contents(info_path, flatpak_info, -1, &error));
+	}
+	argv = sandboxed ? sandbox_argv(fx, info_path) : g_ptr_array_new_with_free_func(g_free);
+	g_ptr_array_add(argv, caller_path());
+	g_ptr_array_add(argv, NULL);
+	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
+	g_subprocess_launcher_setenv(launcher, "DBUS_SESSION_BUS_ADDRESS", fx->address, TRUE);
+	g_subprocess_launcher_set_stdout_file_path(launcher, out_path);
+	g_subprocess_launcher_set_stderr_file_path(launcher, err_path);
+	g_subprocess_launcher_set_child_setup(launcher, caller_child_setup, (gpointer)procs, NULL);
+	caller = g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, &error);
+	g_assert_no_error(error);
+	result->status = esd_test_subprocess_wait(caller, CALL_TIMEOUT_MS + WAIT_MS);
+	g_assert_true(g_file_get_contents(out_path, &result->out, NULL, NULL));
+	g_assert_true(g_file_get_contents(err_path, &err, NULL, NULL));
+	if (result->status == 97) {
+		g_test_skip("cannot move a process into a new cgroup");
+		return FALSE;
+	}
+	/* no user namespaces, no mount rights: not our failure */
+	if (sandboxed && result->status != 0 && g_str_has_prefix(err, "bwrap:")) {
+		g_autofree gchar *why =
+		    g_strdup_printf("bwrap cannot run here: %s", g_strstrip(err));
+		g_test_skip(why);
+		return FALSE;
+	}
+	if (err[0] != '\0')
+		g_printerr("caller: %s", err);
+	return TRUE;
+}
+
+static void
+assert_file_contains(const gchar *path, const gchar *needle)
+{
+	g_autofree gchar *text = NULL;
+
+	g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+	if (strstr(text, needle) == NULL)
+		g_error("%s does not contain '%s':\n%s", path, needle, text);
+}
+
+static void
+assert_served(const CallerResult *result)
+{
+	if (result->status != 0 || !g_str_has_prefix(result->out, "reply {\"id\":1,\"result\":"))
+		g_error("the caller was not served (status %d): %s", result->status, result->out);
+}
+
+/* a Flatpak app is refused with AccessDenied naming it and the option; others are not */
+static void
+test_sandboxed_refused(Fixture *fx, gconstpointer user_data)
+{
+	g_auto(CallerResult) result = {0};
+	g_autoptr(EsdTestSocketPeer) peer = NULL;
+
+	if (fx->bus == NULL || !run_caller(fx, TRUE, FLATPAK_INFO, NULL, &result))
+		return;
+	g_assert_cmpint(result.status, ==, 3);
+	if (!g_pattern_match_simple(
+		"error org.freedesktop.DBus.Error.AccessDenied: the caller is "
+		"sandboxed (flatpak app org.example.App (pid *)) and its "
+		"commands would run outside the sandbox; *--dbus-allow-sandboxed\n",
+		result.out))
+		g_error("unexpected refusal: %s", result.out);
+	assert_file_contains(fx->log,
+			     "refused: the caller is sandboxed (flatpak app org.example.App");
+	/* an ordinary caller is still served */
+	peer = open_peer(fx->connection);
+	esd_test_scenario_echo_hi(ESD_TEST_PEER(peer));
+	esd_test_socket_peer_close(peer);
+}
+
+/* the same caller, with --dbus-allow-sandboxed: served */
+static void
+test_sandboxed_allowed(Fixture *fx, gconstpointer user_data)
+{
+	g_auto(CallerResult) result = {0};
+
+	if (fx->bus == NULL || !run_caller(fx, TRUE, FLATPAK_INFO, NULL, &result))
+		return;
+	assert_served(&result);
+	assert_file_contains(fx->log, "is sandboxed (flatpak app org.example.App");
+}
+
+/* bubblewrap alone is not Flatpak: it is /.flatpak-info that marks an app */
+static void
+test_sandboxed_no_info(Fixture *fx, gconstpointer user_data)
+{
+	g_auto(CallerResult) result = {0};
+
+	if (fx->bus == NULL || !run_caller(fx, TRUE, NULL, NULL, &result))
+		return;
+	assert_served(&result);
+}
+
+/* the cgroup hierarchies xdg-desktop-portal reads, with their mount points */
+static gchar *
+cgroup_mount_for(const gchar *controller)
+{
+	g_autofree gchar *text = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	if (!g_file_get_contents("/proc/self/mountinfo", &text, NULL, NULL))
+		return NULL;
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		g_auto(GStrv) halves = g_strsplit(lines[i], " - ", 2);
+		g_auto(GStrv) fields = NULL;
+		g_auto(GStrv) fs = NULL;
+		gboolean match;
+
+		if (g_strv_length(halves) != 2)
+			continue;
+		fields = g_strsplit(halves[0], " ", -1);
+		fs = g_strsplit(halves[1], " ", -1);
+		if (g_strv_length(fields) < 5 || g_strv_length(fs) < 3 ||
+		    g_strcmp0(fields[3], "/") != 0)
+			continue;
+		if (controller[0] == '\0')
+			match = g_strcmp0(fs[0], "cgroup2") == 0;
+		else {
+			g_auto(GStrv) options = g_strsplit(fs[2], ",", -1);
+			match = g_strcmp0(fs[0], "cgroup") == 0 &&
+				g_strv_contains((const gchar *const *)options, controller);
+		}
+		if (match)
+			return g_strdup(fields[4]);
+	}
+	return NULL;
+}
+
+/* a new cgroup snap.esdtest.caller-PID beside our own, or NULL */
+static gchar *
+snap_cgroup_new(void)
+{
+	g_autofree gchar *text = NULL;
+	g_auto(GStrv) lines = NULL;
+
+	if (!g_file_get_contents("/proc/self/cgroup", &text, NULL, NULL))
+		return NULL;
+	lines = g_strsplit(text, "\n", -1);
+	for (guint i = 0; lines[i] != NULL; i++) {
+		g_auto(GStrv) fields = g_strsplit(lines[i], ":", 3);
+		g_autofree gchar *mount = NULL;
+		g_autofree gchar *name = NULL;
+		gchar *dir;
+
+		if (g_strv_length(fields) != 3 ||
+		    (fields[1][0] != '\0' && g_strcmp0(fields[1], "name=systemd") != 0))
+			continue;
+		mount = cgroup_mount_for(fields[1]);
+		if (mount == NULL)
+			continue;
+		name = g_strdup_printf("snap.esdtest.caller-%d", (gint)getpid());
+		dir = g_build_filename(mount, fields[2], name, NULL);
+		if (g_mkdir(dir, 0755) == 0)
+			return dir;
+		g_free(dir);
+	}
+	return NULL;
+}
+
+/* a caller in a snap's cgroup is refused as a snap */
+static void
+test_sandboxed_snap(Fixture *fx, gconstpointer user_data)
+{
+	g_auto(CallerResult) result = {0};
+	g_autofree gchar *cgroup = NULL;
+	g_autofree gchar *procs = NULL;
+	gboolean ran;
+
+	if (fx->bus == NULL)
+		return;
+	cgroup = snap_cgroup_new();
+	if (cgroup == NULL) {
+		g_test_skip("no cgroup hierarchy to create a snap's cgroup in (needs root)");
+		return;
+	}
+	procs = g_build_filename(cgroup, "cgroup.procs", NULL);
+	ran = run_caller(fx, FALSE, NULL, procs, &result);
+	ESD_WAIT_UNTIL(g_rmdir(cgroup) == 0, WAIT_MS);
+	if (!ran)
+		return;
+	g_assert_cmpint(result.status, ==, 3);
+	if (!g_pattern_match_simple("error org.freedesktop.DBus.Error.AccessDenied: the caller is "
+				    "sandboxed (snap esdtest (pid *)*",
+				    result.out))
+		g_error("unexpected refusal: %s", result.out);
+}
+
+/* the caller outside any sandbox, as a control of the ones above */
+static void
+test_sandboxed_host(Fixture *fx, gconstpointer user_data)
+{
+	g_auto(CallerResult) result = {0};
+
+	if (fx->bus == NULL || !run_caller(fx, FALSE, NULL, NULL, &result))
+		return;
+	assert_served(&result);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -664,6 +989,36 @@ main(int argc, char **argv)
 		   NULL,
 		   fixture_setup,
 		   test_fd_limit,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "sandboxed/refused",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_sandboxed_refused,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "sandboxed/allowed",
+		   Fixture,
+		   allow_sandboxed_args,
+		   fixture_setup,
+		   test_sandboxed_allowed,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "sandboxed/bwrap-without-flatpak-info",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_sandboxed_no_info,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "sandboxed/snap",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_sandboxed_snap,
+		   fixture_teardown);
+	g_test_add(DBUS_TEST "sandboxed/host",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_sandboxed_host,
 		   fixture_teardown);
 	g_test_add(DBUS_TEST "idle-exit",
 		   Fixture,

@@ -7,8 +7,10 @@
  *
  *  - a refused frame has an ERPC_ERROR_PARSE error with a UTF-8 message, and
  *    the `id:-1` reply carrying it parses back to the same message
- *  - an accepted frame nests no deeper than the limit, holds only UTF-8, and
- *    parses into the same tree as plain json-glib makes of it
+ *  - an accepted frame nests no deeper than the limit, holds only UTF-8 (and
+ *    ERPC_JSON_NUL for a NUL character), and parses into the same tree as
+ *    plain json-glib makes of it, but for NUL characters, which json-glib
+ *    ends strings at, and numbers no double holds, which we read as NaN
  *  - whatever the writer produces from a parsed tree parses back (through the
  *    same bounded parser) to an equal tree
  *  - the replies built from a message parse back to the same id, method,
@@ -19,6 +21,7 @@
 
 #include "config.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +66,53 @@ fuzz_init(void)
 	g_log_set_always_fatal(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
 }
 
+/* UTF-8, where a NUL character is ERPC_JSON_NUL */
+static gboolean
+fuzz_text_valid(const gchar *text)
+{
+	const gchar *nul;
+
+	while ((nul = strstr(text, ERPC_JSON_NUL)) != NULL) {
+		if (!g_utf8_validate(text, nul - text, NULL))
+			return FALSE;
+		text = nul + strlen(ERPC_JSON_NUL);
+	}
+	return g_utf8_validate(text, -1, NULL);
+}
+
+/* @text with each ERPC_JSON_NUL as \x01, as fuzz_without_nul() makes json-glib read it */
+static gchar *
+fuzz_nul_as_one(const gchar *text)
+{
+	GString *out = g_string_new(NULL);
+	const gchar *nul;
+
+	while ((nul = strstr(text, ERPC_JSON_NUL)) != NULL) {
+		g_string_append_len(out, text, nul - text);
+		g_string_append_c(out, '\x01');
+		text = nul + strlen(ERPC_JSON_NUL);
+	}
+	g_string_append(out, text);
+	return g_string_free(out, FALSE);
+}
+
+/* accepted JSON with each \u0000 escape as \u0001: json-glib would end its string there */
+static gchar *
+fuzz_without_nul(const gchar *data, gsize size)
+{
+	GString *out = g_string_new_len(data, (gssize)size);
+
+	for (gsize i = 0; i + 1 < out->len; i++) {
+		if (out->str[i] != '\\')
+			continue;
+		if (i + 5 < out->len && strncmp(out->str + i + 1, "u0000", 5) == 0)
+			out->str[i + 5] = '1';
+		/* the escaped character is no escape of its own */
+		i++;
+	}
+	return g_string_free(out, FALSE);
+}
+
 /* nesting and encoding of an accepted tree; containers at @level (root: 1) */
 static void
 fuzz_check_tree(JsonNode *node, guint level)
@@ -77,7 +127,7 @@ fuzz_check_tree(JsonNode *node, guint level)
 			fuzz_fail("accepted a tree nested deeper than the limit", NULL, NULL, 0);
 		json_object_iter_init_ordered(&iter, json_node_get_object(node));
 		while (json_object_iter_next_ordered(&iter, &name, &member)) {
-			if (!g_utf8_validate(name, -1, NULL))
+			if (!fuzz_text_valid(name))
 				fuzz_fail("accepted a member name that is not UTF-8",
 					  NULL,
 					  name,
@@ -98,7 +148,7 @@ fuzz_check_tree(JsonNode *node, guint level)
 	case JSON_NODE_VALUE:
 		if (json_node_get_value_type(node) == G_TYPE_STRING) {
 			const gchar *str = json_node_get_string(node);
-			if (!g_utf8_validate(str, -1, NULL))
+			if (!fuzz_text_valid(str))
 				fuzz_fail("accepted a string that is not UTF-8",
 					  NULL,
 					  str,
@@ -112,9 +162,12 @@ fuzz_check_tree(JsonNode *node, guint level)
 }
 
 /*
- * json_node_equal(), except for one intended difference: an integer between
+ * json_node_equal(), except for the intended differences: an integer between
  * 2^63 and 2^64-1 (a u64 member) is read as G_MAXINT64, where json-glib
- * wraps it around to a negative number
+ * wraps it around to a negative number, and a wider one is a float, where
+ * json-glib has a wrapped integer; a number no double holds is NaN, where
+ * json-glib has an infinity or zero; and @theirs was parsed from
+ * fuzz_without_nul()
  */
 static gboolean
 fuzz_same_as_json_glib(JsonNode *ours, JsonNode *theirs)
@@ -133,7 +186,8 @@ fuzz_same_as_json_glib(JsonNode *ours, JsonNode *theirs)
 			return FALSE;
 		json_object_iter_init(&iter, a);
 		while (json_object_iter_next(&iter, &name, &member)) {
-			JsonNode *other = json_object_get_member(b, name);
+			g_autofree gchar *their_name = fuzz_nul_as_one(name);
+			JsonNode *other = json_object_get_member(b, their_name);
 			if (other == NULL || !fuzz_same_as_json_glib(member, other))
 				return FALSE;
 		}
@@ -157,6 +211,20 @@ fuzz_same_as_json_glib(JsonNode *ours, JsonNode *theirs)
 		    json_node_get_value_type(theirs) == G_TYPE_INT64 &&
 		    json_node_get_int(ours) == G_MAXINT64 && json_node_get_int(theirs) < 0)
 			return TRUE;
+		if (json_node_get_value_type(ours) == G_TYPE_DOUBLE &&
+		    isnan(json_node_get_double(ours)))
+			return json_node_get_value_type(theirs) == G_TYPE_DOUBLE;
+		/* an integer beyond 64 bits, which json-glib wraps around */
+		if (json_node_get_value_type(ours) == G_TYPE_DOUBLE &&
+		    json_node_get_value_type(theirs) == G_TYPE_INT64 &&
+		    fabs(json_node_get_double(ours)) >= 9223372036854775808.0 &&
+		    floor(json_node_get_double(ours)) == json_node_get_double(ours))
+			return TRUE;
+		if (json_node_get_value_type(ours) == G_TYPE_STRING &&
+		    json_node_get_value_type(theirs) == G_TYPE_STRING) {
+			g_autofree gchar *mine = fuzz_nul_as_one(json_node_get_string(ours));
+			return g_strcmp0(mine, json_node_get_string(theirs)) == 0;
+		}
 		return json_node_equal(ours, theirs);
 	case JSON_NODE_NULL:
 	default:
@@ -170,8 +238,9 @@ fuzz_check_same_as_json_glib(JsonNode *root, const gchar *data, gsize size)
 {
 	g_autoptr(JsonParser) parser = json_parser_new();
 	g_autoptr(GError) error = NULL;
+	g_autofree gchar *without_nul = fuzz_without_nul(data, size);
 
-	if (!json_parser_load_from_data(parser, data, (gssize)size, &error))
+	if (!json_parser_load_from_data(parser, without_nul, (gssize)size, &error))
 		fuzz_fail("accepted what json-glib refuses", error->message, data, size);
 	if (json_parser_get_root(parser) == NULL ||
 	    !fuzz_same_as_json_glib(root, json_parser_get_root(parser)))
@@ -179,10 +248,52 @@ fuzz_check_same_as_json_glib(JsonNode *root, const gchar *data, gsize size)
 }
 
 static gboolean
+fuzz_is_nan(JsonNode *node)
+{
+	return JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_DOUBLE &&
+	       isnan(json_node_get_double(node));
+}
+
+/* json_node_equal(), but a NaN (a number no double holds) is written as null */
+static gboolean
 fuzz_nodes_equal(JsonNode *a, JsonNode *b)
 {
 	if (a == NULL || b == NULL)
 		return a == b;
+	if (fuzz_is_nan(a) || fuzz_is_nan(b))
+		return (fuzz_is_nan(a) || JSON_NODE_HOLDS_NULL(a)) &&
+		       (fuzz_is_nan(b) || JSON_NODE_HOLDS_NULL(b));
+	if (JSON_NODE_TYPE(a) != JSON_NODE_TYPE(b))
+		return FALSE;
+	if (JSON_NODE_HOLDS_OBJECT(a)) {
+		JsonObject *oa = json_node_get_object(a);
+		JsonObject *ob = json_node_get_object(b);
+		JsonObjectIter iter;
+		const gchar *name;
+		JsonNode *member;
+
+		if (json_object_get_size(oa) != json_object_get_size(ob))
+			return FALSE;
+		json_object_iter_init(&iter, oa);
+		while (json_object_iter_next(&iter, &name, &member)) {
+			if (!fuzz_nodes_equal(member, json_object_get_member(ob, name)))
+				return FALSE;
+		}
+		return TRUE;
+	}
+	if (JSON_NODE_HOLDS_ARRAY(a)) {
+		JsonArray *aa = json_node_get_array(a);
+		JsonArray *ab = json_node_get_array(b);
+
+		if (json_array_get_length(aa) != json_array_get_length(ab))
+			return FALSE;
+		for (guint i = 0; i < json_array_get_length(aa); i++) {
+			if (!fuzz_nodes_equal(json_array_get_element(aa, i),
+					      json_array_get_element(ab, i)))
+				return FALSE;
+		}
+		return TRUE;
+	}
 	return json_node_equal(a, b);
 }
 
@@ -201,7 +312,7 @@ fuzz_roundtrip(JsonNode *node)
 	again = erpc_json_parse(out->str, out->len, G_MAXSIZE, FUZZ_REPLY_DEPTH, &error);
 	if (again == NULL)
 		fuzz_fail("written JSON does not parse", error->message, out->str, out->len);
-	if (!json_node_equal(node, again))
+	if (!fuzz_nodes_equal(node, again))
 		fuzz_fail("written JSON parses to a different tree", NULL, out->str, out->len);
 	str = erpc_json_to_string(node);
 	if (g_strcmp0(str, out->str) != 0)
@@ -239,7 +350,7 @@ fuzz_check_error_message(const gchar *message)
 
 	if (message == NULL || message[0] == '\0')
 		fuzz_fail("an error has no message", NULL, NULL, 0);
-	if (!g_utf8_validate(message, -1, NULL))
+	if (!fuzz_text_valid(message))
 		fuzz_fail("an error message is not UTF-8", NULL, message, strlen(message));
 	reply = erpc_message_new_error(NULL, ERPC_WIRE_INVALID_PARAMS, message, NULL);
 	msg = fuzz_parse_reply(reply, ERPC_MESSAGE_KIND_ERROR);
@@ -304,7 +415,7 @@ fuzz_getters(JsonObject *obj, const gchar *member)
 	G_STMT_END
 
 	FUZZ_GETTER(erpc_json_require_string(obj, member, &str, &error));
-	if (ret && (str == NULL || !g_utf8_validate(str, -1, NULL)))
+	if (ret && (str == NULL || !fuzz_text_valid(str)))
 		fuzz_fail("erpc_json_require_string() returned no UTF-8", member, NULL, 0);
 	FUZZ_GETTER(erpc_json_get_string(obj, member, "default", &str, &error));
 	if (ret && str == NULL)
@@ -329,7 +440,7 @@ fuzz_getters(JsonObject *obj, const gchar *member)
 		if (strv == NULL)
 			fuzz_fail("erpc_json_require_strv() returned NULL", member, NULL, 0);
 		for (guint i = 0; strv[i] != NULL; i++) {
-			if (!g_utf8_validate(strv[i], -1, NULL))
+			if (!fuzz_text_valid(strv[i]))
 				fuzz_fail("erpc_json_require_strv() returned no UTF-8",
 					  member,
 					  NULL,
@@ -378,7 +489,7 @@ fuzz_params(JsonNode *params)
 	JsonObject *obj;
 	gboolean ret;
 
-	if (!g_utf8_validate(described, -1, NULL))
+	if (!fuzz_text_valid(described))
 		fuzz_fail("erpc_json_describe() is not UTF-8", NULL, described, strlen(described));
 	ret = erpc_json_check_unit(params, &error);
 	fuzz_check_getter(ret, error, "erpc_json_check_unit");
@@ -496,7 +607,7 @@ fuzz_accepted(ErpcMessage *msg, const gchar *data, gsize size)
 	fuzz_check_tree(root, 1);
 	fuzz_check_same_as_json_glib(root, data, size);
 
-	if (method != NULL && !g_utf8_validate(method, -1, NULL))
+	if (method != NULL && !fuzz_text_valid(method))
 		fuzz_fail("a method that is not UTF-8", NULL, data, size);
 	switch (kind) {
 	case ERPC_MESSAGE_KIND_REQUEST:

@@ -22,6 +22,7 @@ test_help(void)
 				  "--session-grace",
 				  "--max-message-size",
 				  "--verbose",
+				  "--dbus-allow-sandboxed",
 				  NULL};
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *err = NULL;

@@ -163,9 +163,10 @@ test_bad_bytes(Fixture *fx, gconstpointer user_data)
 	const gchar nul_after[] = "{\"id\":3,\"method\":\"environment/status\"}\0";
 	const gchar latin1[] = "{\"id\":\"\xe9\",\"method\":\"environment/status\"}";
 
-	esd_test_peer_assert_malformed(fx->peer, invalid, sizeof(invalid) - 1, "*");
-	esd_test_peer_assert_malformed(fx->peer, overlong, sizeof(overlong) - 1, "*");
-	esd_test_peer_assert_malformed(fx->peer, nul_inside, sizeof(nul_inside) - 1, "*");
+	/* inside a string, the request is refused with its id; outside or in the id, -1 */
+	esd_test_peer_assert_refused(fx->peer, invalid, sizeof(invalid) - 1, "2", "*");
+	esd_test_peer_assert_refused(fx->peer, overlong, sizeof(overlong) - 1, "2", "*");
+	esd_test_peer_assert_refused(fx->peer, nul_inside, sizeof(nul_inside) - 1, "3", "*");
 	esd_test_peer_assert_malformed(fx->peer, nul_after, sizeof(nul_after) - 1, "*");
 	esd_test_peer_assert_malformed(fx->peer, latin1, sizeof(latin1) - 1, "*");
 	esd_test_peer_assert_alive(fx->peer);

@@ -283,14 +283,18 @@ test_binary_frames(Fixture *fx, gconstpointer user_data)
 	    "data did not match any variant of untagged enum RequestId");
 }
 
+/* @id: the id of the request refused, or NULL for -1 */
 static void
-assert_binary_malformed(Fixture *fx, const gchar *data, gsize len)
+assert_binary_malformed(Fixture *fx, const gchar *data, gsize len, const gchar *id)
 {
 	g_autoptr(JsonNode) reply = NULL;
 
 	esd_test_ws_client_send(fx->client, SOUP_WEBSOCKET_DATA_BINARY, data, len);
 	reply = esd_test_peer_receive_json(fx->peer);
-	esd_test_peer_assert_malformed_reply(fx->peer, reply, "*");
+	if (id != NULL)
+		esd_test_peer_assert_refused_reply(fx->peer, reply, id, "*");
+	else
+		esd_test_peer_assert_malformed_reply(fx->peer, reply, "*");
 }
 
 /* invalid UTF-8 can only come in binary frames; NUL fits in both kinds */
@@ -305,16 +309,17 @@ test_bad_bytes(Fixture *fx, gconstpointer user_data)
 	const gchar nul_after[] = "{\"id\":3,\"method\":\"environment/status\"}\0";
 	const gchar not_json[] = "\x00\x01\x02\x03";
 
-	assert_binary_malformed(fx, invalid, sizeof(invalid) - 1);
-	assert_binary_malformed(fx, latin1, sizeof(latin1) - 1);
-	assert_binary_malformed(fx, nul_inside, sizeof(nul_inside) - 1);
-	assert_binary_malformed(fx, nul_after, sizeof(nul_after) - 1);
-	assert_binary_malformed(fx, not_json, sizeof(not_json) - 1);
-	esd_test_peer_assert_malformed(fx->peer, nul_inside, sizeof(nul_inside) - 1, "*");
+	/* inside a string, the request is refused with its id; outside or in the id, -1 */
+	assert_binary_malformed(fx, invalid, sizeof(invalid) - 1, "2");
+	assert_binary_malformed(fx, latin1, sizeof(latin1) - 1, NULL);
+	assert_binary_malformed(fx, nul_inside, sizeof(nul_inside) - 1, "3");
+	assert_binary_malformed(fx, nul_after, sizeof(nul_after) - 1, NULL);
+	assert_binary_malformed(fx, not_json, sizeof(not_json) - 1, NULL);
+	esd_test_peer_assert_refused(fx->peer, nul_inside, sizeof(nul_inside) - 1, "3", "*");
 	esd_test_peer_assert_malformed(fx->peer, nul_after, sizeof(nul_after) - 1, "*");
 	/* an empty message */
 	esd_test_peer_assert_malformed(fx->peer, "", 0, "*");
-	assert_binary_malformed(fx, "", 0);
+	assert_binary_malformed(fx, "", 0, NULL);
 	esd_test_peer_assert_alive(fx->peer);
 }
 

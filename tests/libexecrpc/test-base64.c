@@ -6,6 +6,7 @@
 
 #include "erpc-base64.h"
 #include "erpc-error.h"
+#include "erpc-json.h"
 
 /*
  * The strict decoder against GLib's encoder and an independent validity
@@ -117,6 +118,10 @@ test_base64_strict(void)
 	    {"QQ==QUJD", "Invalid symbol 61, offset 2."},
 	    {"QU I", "Invalid symbol 32, offset 2."},
 	    {"QUJD\nQUJD", "Invalid symbol 10, offset 4."},
+	    /* a NUL character, as a parsed string carries it, is the byte 0 the peer sent */
+	    {"aGk" ERPC_JSON_NUL "K", "Invalid symbol 0, offset 3."},
+	    {ERPC_JSON_NUL, "Invalid symbol 0, offset 0."},
+	    {"QUJD" ERPC_JSON_NUL "QUJD", "Invalid symbol 0, offset 4."},
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {

@@ -6,9 +6,11 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "erpc-connection.h"
 #include "erpc-error.h"
 #include "erpc-json.h"
 #include "erpc-message.h"
+#include "esd-mock-transport.h"
 
 #define TEST_MAX_SIZE (1 << 20)
 
@@ -311,7 +313,10 @@ static const InvalidCase invalid_cases[] = {
     {"method-object", "{\"method\":{}}", "invalid type: map, expected a string"},
     {"request-trace-integer",
      "{\"id\":1,\"method\":\"m\",\"trace\":5}",
-     "invalid type: integer `5`, expected struct W3cTraceContext"},
+     "invalid type: number, expected struct W3cTraceContext"},
+    {"request-trace-float",
+     "{\"id\":1,\"method\":\"m\",\"trace\":1.5}",
+     "invalid type: number, expected struct W3cTraceContext"},
     {"request-trace-string",
      "{\"id\":1,\"method\":\"m\",\"trace\":\"00-ab\"}",
      "invalid type: string \"00-ab\", expected struct W3cTraceContext"},
@@ -820,6 +825,212 @@ test_message_parse_bytes_envelope(void)
 	}
 }
 
+/*
+ * A request whose envelope can be read is answered with its own id, whatever
+ * cannot be read inside it; what the connection hands on, or answers
+ */
+
+#define REFUSED "failed to parse mock JSON-RPC message from exec-server mock peer: "
+
+typedef struct {
+	const gchar *name;
+	const gchar *frame;
+	gssize len;	     /* -1: NUL-terminated */
+	const gchar *answer; /* what the connection sends, NULL when it hands on a message */
+	const gchar *params; /* the params handed on, serialized */
+} RefuseCase;
+
+static const RefuseCase refuse_cases[] = {
+    /* NUL characters are read, wherever they are */
+    {"nul-in-params",
+     "{\"id\":13,\"method\":\"process/start\",\"params\":{\"argv\":[\"/bin/sh\\u0000x\"]}}",
+     -1,
+     NULL,
+     "{\"argv\":[\"/bin/sh\\u0000x\"]}"},
+    {"nul-in-member-name",
+     "{\"id\":1,\"method\":\"m\",\"params\":{\"pa\\u0000th\":1,\"path\":2}}",
+     -1,
+     NULL,
+     "{\"pa\\u0000th\":1,\"path\":2}"},
+    {"nul-in-id-and-method",
+     "{\"id\":\"a\\u0000\",\"method\":\"m\\u0000\",\"x\\u0000\":1,\"params\":{}}",
+     -1,
+     NULL,
+     "{}"},
+    /* anything else wrong inside a string: answered with the request's id */
+    {"lone-surrogate-in-path",
+     "{\"id\":22,\"method\":\"fs/readFile\",\"params\":{\"path\":\"file:///tmp/\\ud800x\"}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 69\"},\"id\":22}",
+     NULL},
+    {"lone-low-surrogate-in-env",
+     "{\"id\":\"s\",\"method\":\"process/start\",\"params\":{\"env\":{\"\\udc00\":\"x\"}}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "lone leading surrogate in hex escape at line 1 column 59\"},\"id\":\"s\"}",
+     NULL},
+    {"invalid-escape-in-argv",
+     "{\"id\":2,\"method\":\"process/start\",\"params\":{\"argv\":[\"\\q\"]}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "invalid escape at line 1 column 54\"},\"id\":2}",
+     NULL},
+    {"raw-control-in-params",
+     "{\"id\":3,\"method\":\"m\",\"params\":{\"a\":\"\x01\"}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "control character (\\\\u0000-\\\\u001F) found while parsing a string at line 1 column "
+     "37\"},\"id\":3}",
+     NULL},
+    {"raw-nul-in-params",
+     "{\"id\":4,\"method\":\"m\",\"params\":{\"a\":\"\0\"}}",
+     40,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "control character (\\\\u0000-\\\\u001F) found while parsing a string at line 1 column "
+     "37\"},\"id\":4}",
+     NULL},
+    {"not-utf8-in-params",
+     "{\"id\":5,\"method\":\"m\",\"params\":{\"a\":\"\xff\"}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "message is not valid UTF-8 or contains a NUL byte\"},\"id\":5}",
+     NULL},
+    {"lone-surrogate-in-method",
+     "{\"id\":6,\"method\":\"fs/re\\udfffad\"}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "lone leading surrogate in hex escape at line 1 column 29\"},\"id\":6}",
+     NULL},
+    {"lone-surrogate-in-trace",
+     "{\"id\":7,\"method\":\"m\",\"trace\":{\"traceparent\":\"\\ud800\"}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 52\"},\"id\":7}",
+     NULL},
+    {"lone-surrogate-nul-id",
+     "{\"id\":\"\\u0000\",\"method\":\"m\",\"params\":[\"\\ud800\"]}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 46\"},\"id\":\"\\u0000\"}",
+     NULL},
+    /* the id itself unreadable, or nothing to answer: -1 */
+    {"lone-surrogate-in-id",
+     "{\"id\":\"\\ud800\",\"method\":\"m\"}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 14\"},\"id\":-1}",
+     NULL},
+    {"lone-surrogate-in-notification",
+     "{\"method\":\"m\",\"params\":{\"x\":\"\\ud800\"}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 36\"},\"id\":-1}",
+     NULL},
+    {"lone-surrogate-in-response",
+     "{\"id\":1,\"result\":{\"x\":\"\\ud800\"}}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 30\"},\"id\":-1}",
+     NULL},
+    {"lone-surrogate-then-syntax",
+     "{\"id\":1,\"method\":\"m\",\"params\":\"\\ud800\" x",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 38\"},\"id\":-1}",
+     NULL},
+    /* numbers no double holds are read, as numbers of no value */
+    {"wide-number-in-params",
+     "{\"id\":8,\"method\":\"m\",\"params\":{\"a\":1e400,\"b\":[-1e-400]}}",
+     -1,
+     NULL,
+     "{\"a\":null,\"b\":[null]}"},
+    {"wide-number-id",
+     "{\"id\":1e400,\"method\":\"m\"}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "data did not match any variant of untagged enum RequestId\"},\"id\":-1}",
+     NULL},
+    {"wide-number-and-lone-surrogate",
+     "{\"id\":9,\"method\":\"m\",\"params\":[1e400,\"\\ud800\"]}",
+     -1,
+     "{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+     "unexpected end of hex escape at line 1 column 45\"},\"id\":9}",
+     NULL},
+};
+
+static void
+test_refuse_message_cb(ErpcConnection *connection, ErpcMessage *message, ErpcMessage **out)
+{
+	g_assert_null(*out);
+	*out = erpc_message_ref(message);
+}
+
+static void
+test_refuse_malformed_cb(ErpcConnection *connection, const GError *error, gpointer user_data)
+{
+	erpc_connection_send_parse_error(connection, error);
+}
+
+static void
+test_message_refuse(gconstpointer user_data)
+{
+	const RefuseCase *tc = user_data;
+	g_autoptr(EsdMockTransport) transport = esd_mock_transport_new();
+	g_autoptr(ErpcConnection) connection =
+	    erpc_connection_new(ERPC_TRANSPORT(transport), TEST_MAX_SIZE, ERPC_JSON_MAX_DEPTH);
+	g_autoptr(ErpcMessage) message = NULL;
+	GPtrArray *sent = esd_mock_transport_get_sent(transport);
+
+	g_signal_connect(connection, "message", G_CALLBACK(test_refuse_message_cb), &message);
+	g_signal_connect(connection, "malformed", G_CALLBACK(test_refuse_malformed_cb), NULL);
+	esd_mock_transport_inject(transport, tc->frame, tc->len);
+	if (tc->answer != NULL) {
+		g_assert_null(message);
+		g_assert_cmpuint(sent->len, ==, 1);
+		g_assert_cmpstr(g_ptr_array_index(sent, 0), ==, tc->answer);
+		/* the id is the refused request's only while it is being refused */
+		erpc_connection_send_parse_error(connection,
+						 &(GError){ERPC_ERROR, 0, (gchar *)"x"});
+		g_assert_cmpstr(g_ptr_array_index(sent, 1),
+				==,
+				"{\"error\":{\"code\":-32600,\"message\":\"" REFUSED
+				"x\"},\"id\":-1}");
+		return;
+	}
+	g_assert_cmpuint(sent->len, ==, 0);
+	g_assert_nonnull(message);
+	if (tc->params != NULL) {
+		g_autofree gchar *params = erpc_json_to_string(erpc_message_get_params(message));
+		g_assert_cmpstr(params, ==, tc->params);
+	}
+}
+
+/* the id and method of a request read with their NUL characters, and echoed with them */
+static void
+test_message_nul_envelope(void)
+{
+	const gchar *text = "{\"id\":\"a\\u0000b\",\"method\":\"fs/readFile\\u0000\"}";
+	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcMessage) msg = test_message_parse(text, &error);
+	g_autoptr(GBytes) reply = NULL;
+	g_autofree gchar *reply_str = NULL;
+
+	g_assert_no_error(error);
+	g_assert_cmpint(erpc_message_get_kind(msg), ==, ERPC_MESSAGE_KIND_REQUEST);
+	g_assert_cmpstr(erpc_message_get_method(msg), ==, "fs/readFile" ERPC_JSON_NUL);
+	g_assert_cmpstr(json_node_get_string(erpc_message_get_id(msg)), ==, "a" ERPC_JSON_NUL "b");
+	reply = erpc_message_new_error(erpc_message_get_id(msg),
+				       -32601,
+				       erpc_message_get_method(msg),
+				       NULL);
+	reply_str = test_bytes_to_string(reply);
+	g_assert_cmpstr(reply_str,
+			==,
+			"{\"error\":{\"code\":-32601,\"message\":\"fs/readFile\\u0000\"},"
+			"\"id\":\"a\\u0000b\"}");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -850,6 +1061,13 @@ main(int argc, char **argv)
 			test_message_new_notification);
 	g_test_add_func("/execserverd/libexecrpc/message/new-request", test_message_new_request);
 	g_test_add_func("/execserverd/libexecrpc/message/id-helpers", test_message_id_helpers);
+	g_test_add_func("/execserverd/libexecrpc/message/nul-envelope", test_message_nul_envelope);
+	for (guint i = 0; i < G_N_ELEMENTS(refuse_cases); i++) {
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/libexecrpc/message/refuse/%s",
+				    refuse_cases[i].name);
+		g_test_add_data_func(path, &refuse_cases[i], test_message_refuse);
+	}
 	for (guint i = 0; i < G_N_ELEMENTS(echo_cases); i++) {
 		g_autofree gchar *path =
 		    g_strdup_printf("/execserverd/libexecrpc/message/echo-id/%s",

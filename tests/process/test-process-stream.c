@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esd-test-leftovers.h"
 #include "esd-test-utils.h"
 
 /*
@@ -93,21 +94,26 @@ find_daemon_pid(void)
 	return found;
 }
 
-/* a field of /proc/PID/status in kB, or -1 */
+/* a field of /proc/PID/status in kB; the test fails when it cannot be read */
 static gint64
 status_kb(gint pid, const gchar *field)
 {
 	g_autofree gchar *path = g_strdup_printf("/proc/%d/status", pid);
 	g_autofree gchar *text = NULL;
 	g_autofree gchar *prefix = g_strdup_printf("\n%s:", field);
+	g_autoptr(GError) error = NULL;
 	const gchar *line;
+	gint64 kb;
 
-	if (!g_file_get_contents(path, &text, NULL, NULL))
-		return -1;
+	/* a -1 would pass every "less than" bound */
+	g_file_get_contents(path, &text, NULL, &error);
+	g_assert_no_error(error);
 	line = strstr(text, prefix);
 	if (line == NULL)
-		return -1;
-	return g_ascii_strtoll(line + strlen(prefix), NULL, 10);
+		g_error("no %s in %s", field, path);
+	kb = g_ascii_strtoll(line + strlen(prefix), NULL, 10);
+	g_assert_cmpint(kb, >, 0);
+	return kb;
 }
 
 static gint
@@ -134,57 +140,6 @@ find_argv(const gchar *const *argv)
 			return atoi(name);
 	}
 	return -1;
-}
-
-/* leftovers: the daemon, its supervisors and every command carry MARK_VAR=<test_mark> */
-
-static gboolean
-environ_has_entry(const gchar *env_block, gsize len, const gchar *entry)
-{
-	gsize entry_len = strlen(entry);
-	for (gsize pos = 0; pos < len;) {
-		const gchar *item = env_block + pos;
-		gsize item_len = strnlen(item, len - pos);
-		if (item_len == entry_len && memcmp(item, entry, entry_len) == 0)
-			return TRUE;
-		pos += item_len + 1;
-	}
-	return FALSE;
-}
-
-/* within @timeout_ms no process of the test is left; leftovers are killed, then reported */
-static void
-assert_nothing_left(guint timeout_ms)
-{
-	g_autofree gchar *entry = g_strdup_printf("%s=%s", MARK_VAR, test_mark);
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-
-	for (;;) {
-		g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
-		g_autoptr(GString) left = g_string_new(NULL);
-		const gchar *name;
-
-		while ((name = g_dir_read_name(dir)) != NULL) {
-			g_autofree gchar *path = g_strdup_printf("/proc/%s/env_block", name);
-			g_autofree gchar *env_block = NULL;
-			gsize len = 0;
-
-			if (!g_ascii_isdigit(name[0]) || atoi(name) == getpid() ||
-			    !g_file_get_contents(path, &env_block, &len, NULL))
-				continue;
-			if (environ_has_entry(env_block, len, entry))
-				g_string_append_printf(left, " %s", name);
-		}
-		if (left->len == 0)
-			return;
-		if (g_get_monotonic_time() > deadline) {
-			g_auto(GStrv) pids = g_strsplit(left->str + 1, " ", -1);
-			for (guint i = 0; pids[i] != NULL; i++)
-				kill(atoi(pids[i]), SIGKILL);
-			g_error("processes left behind by the test (now killed):%s", left->str);
-		}
-		g_usleep(20 * 1000);
-	}
 }
 
 /* messages */
@@ -412,7 +367,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpuint(esd_test_daemon_get_warning_count(fx->daemon), ==, 0);
 	g_clear_object(&fx->client);
 	g_clear_object(&fx->daemon);
-	assert_nothing_left(3000);
+	esd_test_assert_nothing_left(MARK_VAR, test_mark, 3000);
 }
 
 /* tests */

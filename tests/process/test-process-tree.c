@@ -4,17 +4,20 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include "esd-test-leftovers.h"
 #include "esd-test-utils.h"
 
 /*
  * Whole process trees die with their process: on process/terminate, when a
  * detached session expires, when the daemon gets SIGTERM, loses stdin, or
  * is killed outright. The command daemonizes every way a shell can
- * (setsid, a double fork) and ignores SIGTERM. As root the daemon runs each
- * command as init of its own PID namespace, which makes that possible
- * without races; these tests need it and are skipped otherwise.
+ * (setsid, a double fork) and ignores SIGTERM. By default the supervisor
+ * of each command is a child subreaper and kills the tree itself; with
+ * --pid-namespace (root only: CAP_SYS_ADMIN) it is init of a PID namespace
+ * of its own and the kernel kills the tree. The tests run both ways.
  */
 
 #define TREE_TEST "/execserverd/process-tree/"
@@ -251,63 +254,15 @@ assert_gone(GArray *pids, guint timeout_ms)
 	}
 }
 
-/* leftovers: the daemon, its supervisors and every command carry MARK_VAR=<test_mark> */
-
-static gboolean
-environ_has_entry(const gchar *env_block, gsize len, const gchar *entry)
-{
-	gsize entry_len = strlen(entry);
-	for (gsize pos = 0; pos < len;) {
-		const gchar *item = env_block + pos;
-		gsize item_len = strnlen(item, len - pos);
-		if (item_len == entry_len && memcmp(item, entry, entry_len) == 0)
-			return TRUE;
-		pos += item_len + 1;
-	}
-	return FALSE;
-}
-
-/* within @timeout_ms no process of the test is left; leftovers are killed, then reported */
-static void
-assert_nothing_left(guint timeout_ms)
-{
-	g_autofree gchar *entry = g_strdup_printf("%s=%s", MARK_VAR, test_mark);
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-
-	for (;;) {
-		g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
-		g_autoptr(GString) left = g_string_new(NULL);
-		const gchar *name;
-
-		while ((name = g_dir_read_name(dir)) != NULL) {
-			g_autofree gchar *path = g_strdup_printf("/proc/%s/env_block", name);
-			g_autofree gchar *env_block = NULL;
-			gsize len = 0;
-
-			if (!g_ascii_isdigit(name[0]) || atoi(name) == getpid() ||
-			    !g_file_get_contents(path, &env_block, &len, NULL))
-				continue;
-			if (environ_has_entry(env_block, len, entry))
-				g_string_append_printf(left, " %s", name);
-		}
-		if (left->len == 0)
-			return;
-		if (g_get_monotonic_time() > deadline) {
-			g_auto(GStrv) pids = g_strsplit(left->str + 1, " ", -1);
-			for (guint i = 0; pids[i] != NULL; i++)
-				kill(atoi(pids[i]), SIGKILL);
-			g_error("processes left behind by the test (now killed):%s", left->str);
-		}
-		g_usleep(20 * 1000);
-	}
-}
-
 /* fixture */
 
+/* a variant with --pid-namespace needs CAP_SYS_ADMIN; the default runs unprivileged */
 static gboolean
-have_pid_namespaces(void)
+have_pid_namespaces(Fixture *fx)
 {
-	if (geteuid() == 0)
+	if (fx->variant->args == NULL ||
+	    !g_strv_contains((const gchar *const *)fx->variant->args, "--pid-namespace") ||
+	    geteuid() == 0)
 		return TRUE;
 	g_test_skip("a PID namespace per command needs root (CAP_SYS_ADMIN)");
 	return FALSE;
@@ -370,7 +325,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 		}
 	}
 	g_free(fx->token);
-	assert_nothing_left(3000);
+	esd_test_assert_nothing_left(MARK_VAR, test_mark, 3000);
 }
 
 /* daemonizes every way a shell can, and ignores SIGTERM */
@@ -394,7 +349,7 @@ test_terminate(Fixture *fx, gconstpointer user_data)
 	g_autoptr(GArray) pids = NULL;
 	JsonNode *exited;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -412,7 +367,7 @@ test_session_expiry(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -427,7 +382,7 @@ test_daemon_sigterm(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -442,7 +397,7 @@ test_daemon_sigkill(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -457,7 +412,7 @@ test_stdin_eof(Fixture *fx, gconstpointer user_data)
 {
 	g_autoptr(GArray) pids = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "tree");
 	pids = wait_tree(fx);
@@ -474,7 +429,7 @@ test_terminate_one_of_two(Fixture *fx, gconstpointer user_data)
 	g_autoptr(GArray) other = NULL;
 	g_autofree gchar *first_token = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	start_tree(fx, "one");
 	pids = wait_tree(fx);
@@ -503,6 +458,18 @@ test_pid_namespace(Fixture *fx, gconstpointer user_data)
 	g_assert_nonnull(strstr(out, "pid-view-marker"));
 }
 
+/* with --pid-namespace the supervisor is init of the namespace, the command pid 2 */
+static void
+test_pid_namespace_used(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *out = NULL;
+
+	if (!have_pid_namespaces(fx))
+		return;
+	out = run(fx, "pid", "echo $$");
+	g_assert_cmpstr(out, ==, "2\n");
+}
+
 /*
  * What a command learns about processes from /proc must match the pids it
  * sees: `pgrep`, `ps -p $!`, `kill $(pgrep ...)` and /proc/$$ are everyday
@@ -514,7 +481,7 @@ test_proc_matches_pids(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *script = NULL;
 	g_autofree gchar *out = NULL;
 
-	if (!have_pid_namespaces())
+	if (!have_pid_namespaces(fx))
 		return;
 	script = g_strdup_printf("sleep 101.%s & p=$!; "
 				 "q=$(pgrep -x -f \"sleep 101.%s\"); "
@@ -538,8 +505,250 @@ test_proc_matches_pids(Fixture *fx, gconstpointer user_data)
 	}
 }
 
+/*
+ * Many processes at once: what a tree kill costs must grow with the tree,
+ * not with every process on the host, and a process that was killed but
+ * not yet reaped is not a survivor. The figures go to the test log.
+ */
+
+#define MANY	      2000
+#define MANY_LIMIT_MS 30000
+#define DEEP_LEVELS   50
+#define DEEP_FAN_OUT  200
+#define DEEP_OTHERS   100
+#define DEEP_LIMIT_MS 3000
+#define MANY_FIRST_ID 100000
+
+/* enough processes and descriptors for @n commands and their supervisors */
+static gboolean
+have_room_for(guint n)
+{
+	struct rlimit procs;
+	struct rlimit files;
+
+	g_assert_cmpint(getrlimit(RLIMIT_NPROC, &procs), ==, 0);
+	g_assert_cmpint(getrlimit(RLIMIT_NOFILE, &files), ==, 0);
+	/* root is not held to RLIMIT_NPROC */
+	if (geteuid() != 0 && procs.rlim_cur != RLIM_INFINITY && procs.rlim_cur < 3 * n) {
+		g_test_skip_printf("ulimit -u is %lu: %u commands need twice as many processes",
+				   (gulong)procs.rlim_cur,
+				   n);
+		return FALSE;
+	}
+	/* the daemon raises its soft limit to the hard one; three pipes a command */
+	if (files.rlim_max != RLIM_INFINITY && files.rlim_max < 4 * n + 256) {
+		g_test_skip_printf("the descriptor limit %lu is too low for %u commands",
+				   (gulong)files.rlim_max,
+				   n);
+		return FALSE;
+	}
+	return TRUE;
+}
+
+/*
+ * The processes of this test but the daemon: supervisors, commands and
+ * zombies the daemon did not reap. The daemon is the marked process this
+ * test started.
+ */
+static guint
+count_below_daemon(const gchar *name)
+{
+	g_autoptr(GPtrArray) found = esd_test_leftovers_find(MARK_VAR, test_mark);
+	guint n = 0;
+
+	for (guint i = 0; i < found->len; i++) {
+		EsdTestLeftover *leftover = g_ptr_array_index(found, i);
+		if (leftover->marked && leftover->ppid == getpid())
+			continue;
+		if (name == NULL || g_strcmp0(leftover->name, name) == 0)
+			n++;
+	}
+	return n;
+}
+
+static void
+wait_count_below_daemon(const gchar *name, guint count, guint timeout_ms)
+{
+	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	guint n;
+
+	while ((n = count_below_daemon(name)) != count) {
+		if (g_get_monotonic_time() > deadline)
+			g_error("%u processes named '%s' below the daemon after %u ms, not %u",
+				n,
+				name != NULL ? name : "*",
+				timeout_ms,
+				count);
+		esd_test_iterate(50);
+	}
+}
+
+/*
+ * Terminates @n processes "m0"… at once: every one exits with 137 before
+ * it closes, all within MANY_LIMIT_MS; returns the time it took in ms.
+ */
+static gdouble
+terminate_all(Fixture *fx, guint n, const gchar *id_prefix)
+{
+	g_autoptr(GHashTable) exited = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	gint64 start = g_get_monotonic_time();
+	gint64 deadline = start + MANY_LIMIT_MS * 1000;
+	guint replies = 0;
+	guint closed = 0;
+
+	for (guint i = 0; i < n; i++) {
+		g_autofree gchar *text =
+		    g_strdup_printf("{\"id\":%u,\"method\":\"process/terminate\","
+				    "\"params\":{\"processId\":\"%s%u\"}}",
+				    MANY_FIRST_ID + i,
+				    id_prefix,
+				    i);
+		esd_test_peer_send_text(fx->peer, text);
+	}
+	while (replies < n || closed < n) {
+		gint64 left = deadline - g_get_monotonic_time();
+		g_autoptr(JsonNode) msg = NULL;
+		const gchar *method;
+		const gchar *process_id;
+
+		if (left <= 0)
+			g_error("after %u ms: %u of %u terminated processes closed",
+				MANY_LIMIT_MS,
+				closed,
+				n);
+		msg = receive(fx, (guint)(left / 1000) + 1);
+		if (esd_test_json_get(msg, "method") == NULL) {
+			g_assert_cmpint(esd_test_json_get_int(msg, "id"), >=, MANY_FIRST_ID);
+			esd_assert_json_node_eq(esd_test_json_get(msg, "result"),
+						"{\"running\":true}");
+			replies++;
+			continue;
+		}
+		method = esd_test_json_get_string(msg, "method");
+		process_id = esd_test_json_get_string(msg, "params.processId");
+		if (g_strcmp0(method, "process/exited") == 0) {
+			g_assert_cmpint(esd_test_json_get_int(msg, "params.exitCode"), ==, 137);
+			g_assert_true(g_hash_table_add(exited, g_strdup(process_id)));
+		} else if (g_strcmp0(method, "process/closed") == 0) {
+			/* in order: the exit first */
+			g_assert_true(g_hash_table_contains(exited, process_id));
+			closed++;
+		} else {
+			g_error("unexpected %s for %s", method, process_id);
+		}
+	}
+	g_assert_cmpuint(g_hash_table_size(exited), ==, n);
+	return (gdouble)(g_get_monotonic_time() - start) / 1000;
+}
+
+/* MANY `sleep`s, each a process of its own, terminated at once */
+static void
+test_terminate_many(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *sleep_name = g_strdup_printf("sleep 600.%s", fx->token);
+	g_autofree gchar *script = g_strdup_printf("exec sleep 600.%s", fx->token);
+	gint64 began = g_get_monotonic_time();
+	gdouble took;
+
+	if (!have_room_for(MANY))
+		return;
+	for (guint i = 0; i < MANY; i++) {
+		g_autofree gchar *process_id = g_strdup_printf("m%u", i);
+		start(fx, process_id, script);
+	}
+	wait_count_below_daemon(sleep_name, MANY, 30000);
+	g_test_message("%u processes started in %.0f ms",
+		       MANY,
+		       (gdouble)(g_get_monotonic_time() - began) / 1000);
+	took = terminate_all(fx, MANY, "m");
+	g_test_message("%u processes terminated at once: all closed after %.0f ms", MANY, took);
+	/* supervisors gone and reaped too */
+	wait_count_below_daemon(NULL, 0, 5000);
+}
+
+/* one command with MANY children, terminated */
+static void
+test_terminate_fan_out(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *sleep_name = g_strdup_printf("sleep 600.%s", fx->token);
+	g_autofree gchar *script =
+	    g_strdup_printf("i=0; while [ $i -lt %u ]; do sleep 600.%s & i=$((i + 1)); done; wait",
+			    MANY,
+			    fx->token);
+	gdouble took;
+
+	if (!have_room_for(MANY))
+		return;
+	start(fx, "m0", script);
+	wait_count_below_daemon(sleep_name, MANY, 60000);
+	took = terminate_all(fx, 1, "m");
+	g_test_message("one command with %u children terminated: closed after %.0f ms", MANY, took);
+	wait_count_below_daemon(NULL, 0, 5000);
+}
+
+/*
+ * A chain of DEEP_LEVELS nested shells, every other one in a session of its
+ * own, DEEP_FAN_OUT sleeps at the bottom, and DEEP_OTHERS processes beside
+ * it; the daemon is SIGKILLed: every supervisor has only the kernel's word
+ * (PR_SET_PDEATHSIG) to go on, all of them at once.
+ */
+static void
+test_daemon_sigkill_deep(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *sleep_name = g_strdup_printf("sleep 600.%s", fx->token);
+	g_autofree gchar *level = g_strdup_printf(
+	    "d=$1; if [ $d -gt 0 ]; then "
+	    "if [ $((d %% 2)) = 0 ]; then setsid sh -c \"$CHAIN\" sh $((d - 1)) & "
+	    "else sh -c \"$CHAIN\" sh $((d - 1)) & fi; "
+	    "else i=0; while [ $i -lt %u ]; do sleep 600.%s & i=$((i + 1)); done; fi; wait",
+	    DEEP_FAN_OUT,
+	    fx->token);
+	g_autofree gchar *script = g_strdup_printf("exec sleep 600.%s", fx->token);
+	g_autofree gchar *quoted = json_quote(level);
+	g_autofree gchar *params = g_strdup_printf(
+	    "{\"processId\":\"deep\",\"argv\":[\"/bin/sh\",\"-c\",%s,\"sh\",\"%u\"],"
+	    "\"cwd\":\"file:///tmp\",\"env\":{\"PATH\":\"/usr/bin:/bin\",\"CHAIN\":%s,"
+	    "\"%s\":\"%s\"},\"tty\":false}",
+	    quoted,
+	    DEEP_LEVELS,
+	    quoted,
+	    MARK_VAR,
+	    test_mark);
+	g_autofree gchar *report = NULL;
+	gint64 began;
+	gdouble took;
+
+	assert_call(fx,
+		    "process/start",
+		    params,
+		    "{\"processId\":\"deep\",\"sandboxType\":\"none\"}");
+	for (guint i = 0; i < DEEP_OTHERS; i++) {
+		g_autofree gchar *process_id = g_strdup_printf("other%u", i);
+		start(fx, process_id, script);
+	}
+	wait_count_below_daemon(sleep_name, DEEP_FAN_OUT + DEEP_OTHERS, 30000);
+	/* the supervisors, every level, the sleeps */
+	wait_count_below_daemon(NULL, 1 + (DEEP_LEVELS + 1) + DEEP_FAN_OUT + 2 * DEEP_OTHERS, 5000);
+	began = g_get_monotonic_time();
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	esd_test_daemon_assert_exit_code(fx->daemon, 128 + SIGKILL, 3000);
+	if (!esd_test_leftovers_wait_none(MARK_VAR, test_mark, 10000, &report))
+		g_error("left behind by a daemon killed 10 s ago (now killed):%s", report);
+	took = (gdouble)(g_get_monotonic_time() - began) / 1000;
+	g_test_message("daemon SIGKILLed: %u nested shells, %u sleeps below them and %u "
+		       "processes beside them gone after %.0f ms",
+		       DEEP_LEVELS + 1,
+		       DEEP_FAN_OUT,
+		       DEEP_OTHERS,
+		       took);
+	g_assert_cmpfloat(took, <, DEEP_LIMIT_MS);
+}
+
 static const gchar *const no_args[] = {NULL};
 static const gchar *const grace_args[] = {"--session-grace", "1", NULL};
+static const gchar *const many_args[] = {"--max-processes", "2100", NULL};
+static const gchar *const ns_args[] = {"--pid-namespace", NULL};
+static const gchar *const ns_grace_args[] = {"--pid-namespace", "--session-grace", "1", NULL};
 
 static GPtrArray *variants = NULL;
 
@@ -579,7 +788,18 @@ main(int argc, char **argv)
 	add("daemon-sigkill", TRUE, TRUE, no_args, test_daemon_sigkill);
 	add("stdin-eof", FALSE, TRUE, no_args, test_stdin_eof);
 	add("pid-namespace", TRUE, TRUE, no_args, test_pid_namespace);
-	/* last: it fails on the daemon as it is, and a failure ends the run */
+	add("terminate-many", TRUE, FALSE, many_args, test_terminate_many);
+	add("terminate-fan-out", TRUE, FALSE, no_args, test_terminate_fan_out);
+	add("daemon-sigkill-deep", TRUE, FALSE, no_args, test_daemon_sigkill_deep);
+	/* the kernel kills the tree with its PID namespace */
+	add("pid-ns/in-use", TRUE, TRUE, ns_args, test_pid_namespace_used);
+	add("pid-ns/terminate", TRUE, TRUE, ns_args, test_terminate);
+	add("pid-ns/terminate-one-of-two", TRUE, FALSE, ns_args, test_terminate_one_of_two);
+	add("pid-ns/session-expiry", TRUE, FALSE, ns_grace_args, test_session_expiry);
+	add("pid-ns/daemon-sigterm", TRUE, TRUE, ns_args, test_daemon_sigterm);
+	add("pid-ns/daemon-sigkill", TRUE, TRUE, ns_args, test_daemon_sigkill);
+	add("pid-ns/stdin-eof", FALSE, TRUE, ns_args, test_stdin_eof);
+	/* without a PID namespace, what /proc shows matches the pids a command sees */
 	{
 		Variant *variant = g_new0(Variant, 1);
 		variant->ws = TRUE;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "esd-test-leftovers.h"
 #include "esd-test-utils.h"
 
 /*
@@ -36,98 +37,6 @@ wait_ms(guint ms)
 	gint64 until = g_get_monotonic_time() + (gint64)ms * 1000;
 	while (g_get_monotonic_time() < until)
 		esd_test_iterate(MIN(ms, 20));
-}
-
-static gboolean
-environ_has_entry(const gchar *env_block, gsize len, const gchar *entry)
-{
-	gsize entry_len = strlen(entry);
-	for (gsize pos = 0; pos < len;) {
-		const gchar *item = env_block + pos;
-		gsize item_len = strnlen(item, len - pos);
-		if (item_len == entry_len && memcmp(item, entry, entry_len) == 0)
-			return TRUE;
-		pos += item_len + 1;
-	}
-	return FALSE;
-}
-
-/* pids of every process whose environment holds MARK_VAR=@mark */
-static GArray *
-find_marked(const gchar *mark)
-{
-	g_autofree gchar *entry = g_strdup_printf("%s=%s", MARK_VAR, mark);
-	g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
-	GArray *pids = g_array_new(FALSE, FALSE, sizeof(gint));
-	const gchar *name;
-
-	g_assert_nonnull(dir);
-	while ((name = g_dir_read_name(dir)) != NULL) {
-		g_autofree gchar *path = NULL;
-		g_autofree gchar *env_block = NULL;
-		guint64 pid = 0;
-		gsize len = 0;
-
-		if (!g_ascii_string_to_unsigned(name, 10, 1, G_MAXINT, &pid, NULL) ||
-		    pid == (guint64)getpid())
-			continue;
-		path = g_strdup_printf("/proc/%s/env_block", name);
-		if (!g_file_get_contents(path, &env_block, &len, NULL))
-			continue;
-		if (environ_has_entry(env_block, len, entry)) {
-			gint value = (gint)pid;
-			g_array_append_val(pids, value);
-		}
-	}
-	return pids;
-}
-
-static gchar *
-describe_pid(gint pid)
-{
-	g_autofree gchar *path = g_strdup_printf("/proc/%d/cmdline", pid);
-	g_autofree gchar *stat_path = g_strdup_printf("/proc/%d/stat", pid);
-	g_autofree gchar *cmdline = NULL;
-	g_autofree gchar *stat = NULL;
-	gsize len = 0;
-
-	if (g_file_get_contents(path, &cmdline, &len, NULL)) {
-		for (gsize i = 0; i + 1 < len; i++) {
-			if (cmdline[i] == '\0')
-				cmdline[i] = ' ';
-		}
-	}
-	g_file_get_contents(stat_path, &stat, NULL, NULL);
-	if (stat != NULL)
-		g_strchomp(stat);
-	return g_strdup_printf("pid %d [%s] stat: %.60s",
-			       pid,
-			       cmdline != NULL ? cmdline : "",
-			       stat != NULL ? stat : "");
-}
-
-/* no process of the test may outlive its daemon; leftovers are killed, then reported */
-static void
-assert_nothing_left(const gchar *mark, guint timeout_ms)
-{
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-	g_autoptr(GArray) pids = find_marked(mark);
-	g_autoptr(GString) report = g_string_new(NULL);
-
-	while (pids->len > 0 && g_get_monotonic_time() < deadline) {
-		g_usleep(20000);
-		g_array_unref(pids);
-		pids = find_marked(mark);
-	}
-	if (pids->len == 0)
-		return;
-	for (guint i = 0; i < pids->len; i++) {
-		gint pid = g_array_index(pids, gint, i);
-		g_autofree gchar *text = describe_pid(pid);
-		g_string_append_printf(report, "\n  %s", text);
-		kill(pid, SIGKILL);
-	}
-	g_error("processes left behind by the test (now killed):%s", report->str);
 }
 
 /* JSON text */
@@ -935,7 +844,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 	waiting_conn = NULL;
 	g_clear_pointer(&fx->conn, conn_free);
 	g_clear_object(&fx->daemon);
-	assert_nothing_left(test_mark, 3000);
+	esd_test_assert_nothing_left(MARK_VAR, test_mark, 3000);
 	g_free(fx->session_id);
 }
 
