@@ -7,7 +7,24 @@
 
 #include "erpc-error.h"
 
-G_DEFINE_QUARK(erpc-error-quark, erpc_error)
+/**
+ * erpc_error_quark:
+ *
+ * Returns: the #GQuark of %ERPC_ERROR, `erpc-error-quark`
+ *
+ * Since: 0.1
+ */
+/* not G_DEFINE_QUARK(erpc-error-quark, …): clang-format spaces the dashes of
+ * a macro argument, and the domain's name would change with them */
+GQuark
+erpc_error_quark(void)
+{
+	static GQuark quark = 0;
+
+	if (G_UNLIKELY(quark == 0))
+		quark = g_quark_from_static_string("erpc-error-quark");
+	return quark;
+}
 
 /* the one table that decides what a peer sees for each error */
 static const struct {

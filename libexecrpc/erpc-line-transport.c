@@ -36,8 +36,8 @@ struct _ErpcLineTransport {
 	gsize partial_skipped;
 	gboolean discarding; /* inside a line over the limit */
 	gsize max_message_size;
-	GQueue outq; /* of GBytes; each is followed by a newline */
-	gsize out_offset;  /* bytes of the head (and its newline) already written */
+	GQueue outq;	  /* of GBytes; each is followed by a newline */
+	gsize out_offset; /* bytes of the head (and its newline) already written */
 	gsize queued;
 	gboolean write_failed;
 };
@@ -79,8 +79,8 @@ erpc_line_transport_oversized(ErpcLineTransport *self, gsize len)
 	g_set_error(&error,
 		    ERPC_ERROR,
 		    ERPC_ERROR_PARSE,
-		    "message of more than %" G_GSIZE_FORMAT " bytes exceeds the limit of %" G_GSIZE_FORMAT
-		    " bytes",
+		    "message of more than %" G_GSIZE_FORMAT
+		    " bytes exceeds the limit of %" G_GSIZE_FORMAT " bytes",
 		    len,
 		    self->max_message_size);
 	erpc_transport_emit_frame_error(ERPC_TRANSPORT(self), error);
@@ -227,7 +227,12 @@ erpc_line_transport_flush(ErpcLineTransport *self, GError **error)
 			offset = 0;
 		}
 		ret = g_pollable_output_stream_writev_nonblocking(
-		    G_POLLABLE_OUTPUT_STREAM(self->output), iov, n_iov, &written, NULL, error);
+		    G_POLLABLE_OUTPUT_STREAM(self->output),
+		    iov,
+		    n_iov,
+		    &written,
+		    NULL,
+		    error);
 		if (ret == G_POLLABLE_RETURN_WOULD_BLOCK)
 			return TRUE;
 		if (ret == G_POLLABLE_RETURN_FAILED)
@@ -237,7 +242,8 @@ erpc_line_transport_flush(ErpcLineTransport *self, GError **error)
 	return TRUE;
 }
 
-static gboolean erpc_line_transport_writable_cb(GObject *stream, gpointer user_data);
+static gboolean
+erpc_line_transport_writable_cb(GObject *stream, gpointer user_data);
 
 static void
 erpc_line_transport_schedule_write(ErpcLineTransport *self)
@@ -260,8 +266,9 @@ erpc_line_transport_schedule_write(ErpcLineTransport *self)
 		return;
 	}
 	if (self->out_source == NULL) {
-		self->out_source = g_pollable_output_stream_create_source(
-		    G_POLLABLE_OUTPUT_STREAM(self->output), NULL);
+		self->out_source =
+		    g_pollable_output_stream_create_source(G_POLLABLE_OUTPUT_STREAM(self->output),
+							   NULL);
 		g_source_set_callback(self->out_source,
 				      G_SOURCE_FUNC(erpc_line_transport_writable_cb),
 				      self,

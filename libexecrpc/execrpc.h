@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-/* the one header plugins and clients include */
+/* the one header clients include; plugins include <execrpc-plugin.h>, which
+ * includes this one */
 #define __EXECRPC_H_INSIDE__
 
 #include "erpc-base64.h"
-#include "erpc-call.h"
 #include "erpc-client-fs.h"
 #include "erpc-client-process.h"
 #include "erpc-client-services.h"
@@ -15,10 +15,7 @@
 #include "erpc-error.h"
 #include "erpc-json.h"
 #include "erpc-line-transport.h"
-#include "erpc-listener.h"
 #include "erpc-message.h"
-#include "erpc-plugin.h"
-#include "erpc-registry.h"
 #include "erpc-transport.h"
 #include "erpc-uri.h"
 #include "erpc-version.h"

@@ -1,13 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Installs what is missing, builds warning-free (-Werror) and runs the whole
-# test suite twice: a normal build, then an AddressSanitizer/UBSan build.
-# Ends with one line "N passed, N failed".
+# Installs what is missing, checks the sources (scripts/check-source.sh: the
+# plugin boundary and the format), builds warning-free (-Werror) and runs the
+# whole test suite twice: a normal build, then an AddressSanitizer/UBSan build.
+# A failed source check is printed first and fails the run, but the tests
+# still run, so that one run shows everything. Ends with one line
+# "N passed, N failed".
 set -eu
 cd "$(dirname "$0")/.."
 ESD_WITH_FUZZER=${ESD_WITH_FUZZER:-0} scripts/deps.sh
 
 status=0
+source_check=passed
+scripts/check-source.sh || { status=1; source_check=failed; }
 run_suite() {
 	dir=$1
 	shift
@@ -78,7 +83,9 @@ if command -v npm >/dev/null 2>&1; then
 fi
 echo "codex-cli end-to-end: $e2e"
 
-python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" \
+echo "source check: $source_check"
+
+python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" --extra "check-source=$source_check" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
 	build-asan/meson-logs/testlog.json $user_logs
 exit $status

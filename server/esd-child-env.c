@@ -30,7 +30,17 @@ static const gchar *const esd_child_env_denied[] = {
 };
 
 static const gchar *const esd_child_env_core[] = {
-    "HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", NULL,
+    "HOME",
+    "LOGNAME",
+    "PATH",
+    "SHELL",
+    "USER",
+    "USERNAME",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "LANG",
+    NULL,
 };
 
 static const gchar *const esd_child_env_default_excludes[] = {"*KEY*", "*SECRET*", "*TOKEN*", NULL};
@@ -74,7 +84,8 @@ static gboolean
 esd_child_env_patterns(JsonObject *policy, const gchar *member, GPtrArray **out, GError **error)
 {
 	g_auto(GStrv) strv = NULL;
-	g_autoptr(GPtrArray) patterns = g_ptr_array_new_with_free_func((GDestroyNotify)g_pattern_spec_free);
+	g_autoptr(GPtrArray) patterns =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)g_pattern_spec_free);
 
 	if (!erpc_json_require_strv(policy, member, &strv, error))
 		return FALSE;
@@ -93,7 +104,8 @@ esd_child_env_overlay(GHashTable *vars, JsonObject *map, const gchar *what, GErr
 
 	json_object_iter_init(&iter, map);
 	while (json_object_iter_next(&iter, &name, &value)) {
-		if (!JSON_NODE_HOLDS_VALUE(value) || json_node_get_value_type(value) != G_TYPE_STRING) {
+		if (!JSON_NODE_HOLDS_VALUE(value) ||
+		    json_node_get_value_type(value) != G_TYPE_STRING) {
 			g_autofree gchar *desc = erpc_json_describe(value);
 			g_set_error(error,
 				    ERPC_ERROR,
@@ -123,14 +135,18 @@ esd_child_env_apply_policy(GHashTable *vars, JsonObject *policy, GError **error)
 	gboolean ignore_default_excludes = FALSE;
 	g_autoptr(GPtrArray) exclude = NULL;
 	g_autoptr(GPtrArray) include_only = NULL;
-	g_autoptr(GPtrArray) defaults = g_ptr_array_new_with_free_func((GDestroyNotify)g_pattern_spec_free);
+	g_autoptr(GPtrArray) defaults =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)g_pattern_spec_free);
 	JsonObject *set = NULL;
 	g_auto(GStrv) server_env = g_get_environ();
 	GHashTableIter iter;
 	gpointer key;
 
 	if (!erpc_json_get_enum(policy, "inherit", inherit_values, -1, &inherit, error) ||
-	    !erpc_json_require_boolean(policy, "ignoreDefaultExcludes", &ignore_default_excludes, error) ||
+	    !erpc_json_require_boolean(policy,
+				       "ignoreDefaultExcludes",
+				       &ignore_default_excludes,
+				       error) ||
 	    !esd_child_env_patterns(policy, "exclude", &exclude, error) ||
 	    !erpc_json_require_object(policy, "set", &set, error) ||
 	    !esd_child_env_patterns(policy, "includeOnly", &include_only, error))
@@ -183,9 +199,10 @@ esd_child_env_build(JsonObject *env, JsonObject *policy, gboolean tty, GError **
 	/* a terminal's programs expect to know the login shell */
 	if (tty && !g_hash_table_contains(vars, "SHELL")) {
 		struct passwd *pw = getpwuid(getuid());
-		g_hash_table_insert(vars,
-				    g_strdup("SHELL"),
-				    g_strdup(pw != NULL && pw->pw_shell != NULL ? pw->pw_shell : "/bin/sh"));
+		g_hash_table_insert(
+		    vars,
+		    g_strdup("SHELL"),
+		    g_strdup(pw != NULL && pw->pw_shell != NULL ? pw->pw_shell : "/bin/sh"));
 	}
 	g_hash_table_iter_init(&iter, vars);
 	while (g_hash_table_iter_next(&iter, &key, &value)) {

@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "erpc-listener-private.h"
 #include "esd-dbus-caller.h"
 #include "esd-dbus-generated.h"
 #include "esd-dbus-service.h"

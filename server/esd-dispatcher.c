@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include "erpc-call-private.h"
+#include "erpc-registry-private.h"
 #include "esd-dispatcher.h"
 
 /* everything a peer can cause is logged under this domain, at most as info */

@@ -128,7 +128,8 @@ static gchar *
 esd_environment_provider_id(void)
 {
 	g_autofree gchar *digest = NULL;
-	g_autofree gchar *stamp = g_strdup_printf("execserverd %s %s", PACKAGE_VERSION, ERPC_BUILD_ID);
+	g_autofree gchar *stamp =
+	    g_strdup_printf("execserverd %s %s", PACKAGE_VERSION, ERPC_BUILD_ID);
 
 	digest = g_compute_checksum_for_string(G_CHECKSUM_SHA256, stamp, -1);
 	return g_strdup_printf("sha256:%s", digest);

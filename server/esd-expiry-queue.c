@@ -27,7 +27,8 @@ struct _EsdExpiryQueue {
 
 G_DEFINE_TYPE(EsdExpiryQueue, esd_expiry_queue, G_TYPE_OBJECT)
 
-static void esd_expiry_queue_schedule(EsdExpiryQueue *self);
+static void
+esd_expiry_queue_schedule(EsdExpiryQueue *self);
 
 static gboolean
 esd_expiry_queue_timer_cb(gpointer user_data)

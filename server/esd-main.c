@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "erpc-registry-private.h"
 #include "esd-activation.h"
 #include "esd-dbus-service.h"
 #include "esd-host-doors.h"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erpc-plugin-private.h"
 #include "esd-plugin-loader.h"
 
 /*
@@ -369,7 +370,8 @@ static gchar *
 esd_plugin_loader_name_from_path(const gchar *path)
 {
 	g_autofree gchar *base = g_path_get_basename(path);
-	if (!g_str_has_prefix(base, ESD_PLUGIN_PREFIX) || !g_str_has_suffix(base, ESD_PLUGIN_SUFFIX))
+	if (!g_str_has_prefix(base, ESD_PLUGIN_PREFIX) ||
+	    !g_str_has_suffix(base, ESD_PLUGIN_SUFFIX))
 		return NULL;
 	return g_strndup(base + strlen(ESD_PLUGIN_PREFIX),
 			 strlen(base) - strlen(ESD_PLUGIN_PREFIX) - strlen(ESD_PLUGIN_SUFFIX));
@@ -382,7 +384,11 @@ esd_plugin_loader_check_info(const ErpcPluginInfo *info,
 			     GError **error)
 {
 	if (info == NULL) {
-		g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "%s returned no plugin info", path);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "%s returned no plugin info",
+			    path);
 		return FALSE;
 	}
 	if (info->abi_version != ERPC_PLUGIN_ABI_VERSION) {
@@ -416,7 +422,11 @@ esd_plugin_loader_check_info(const ErpcPluginInfo *info,
 		return FALSE;
 	}
 	if (info->get_type == NULL) {
-		g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_REQUEST, "%s has no plugin type", path);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "%s has no plugin type",
+			    path);
 		return FALSE;
 	}
 	return TRUE;
@@ -533,7 +543,8 @@ esd_plugin_loader_collect(const gchar *dir, gboolean with_subdirs, GPtrArray *pa
 	}
 	while ((name = g_dir_read_name(gdir)) != NULL) {
 		g_autofree gchar *path = g_build_filename(dir, name, NULL);
-		if (g_str_has_prefix(name, ESD_PLUGIN_PREFIX) && g_str_has_suffix(name, ESD_PLUGIN_SUFFIX))
+		if (g_str_has_prefix(name, ESD_PLUGIN_PREFIX) &&
+		    g_str_has_suffix(name, ESD_PLUGIN_SUFFIX))
 			g_ptr_array_add(paths, g_steal_pointer(&path));
 		else if (with_subdirs && g_file_test(path, G_FILE_TEST_IS_DIR))
 			esd_plugin_loader_collect(path, FALSE, paths);
@@ -632,7 +643,8 @@ void
 esd_plugin_loader_connection_closed(EsdPluginLoader *self, ErpcConnection *connection)
 {
 	for (guint i = 0; i < self->plugins->len; i++)
-		erpc_plugin_runner_connection_closed(g_ptr_array_index(self->plugins, i), connection);
+		erpc_plugin_runner_connection_closed(g_ptr_array_index(self->plugins, i),
+						     connection);
 }
 
 void

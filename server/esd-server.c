@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "erpc-listener-private.h"
+#include "erpc-registry-private.h"
 #include "esd-dispatcher.h"
 #include "esd-environment.h"
 #include "esd-expiry-queue.h"

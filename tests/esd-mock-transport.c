@@ -36,7 +36,9 @@ esd_mock_transport_close(ErpcTransport *transport, gboolean abort)
 void
 esd_mock_transport_inject(EsdMockTransport *self, const gchar *data, gssize len)
 {
-	erpc_transport_emit_message(ERPC_TRANSPORT(self), data, len < 0 ? strlen(data) : (gsize)len);
+	erpc_transport_emit_message(ERPC_TRANSPORT(self),
+				    data,
+				    len < 0 ? strlen(data) : (gsize)len);
 }
 
 GPtrArray *

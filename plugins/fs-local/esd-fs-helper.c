@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
+#include "erpc-call-private.h"
+#include "erpc-registry-private.h"
 #include "esd-fs-connection-state.h"
 #include "esd-fs-handoff.h"
 #include "esd-fs-local-plugin.h"

@@ -3,7 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 #include <unistd.h>
 
 G_BEGIN_DECLS

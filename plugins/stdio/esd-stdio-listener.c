@@ -104,11 +104,11 @@ esd_stdio_listener_listen(ErpcListener *listener, const gchar *uri, GError **err
 
 	erpc_listener_set_announce(listener, FALSE);
 	erpc_listener_set_bound_uri(listener, "stdio");
-	self->transport = ERPC_TRANSPORT(
-	    erpc_line_transport_new(input,
-				    output,
-				    "stdio",
-				    erpc_listener_get_max_message_size(listener)));
+	self->transport =
+	    ERPC_TRANSPORT(erpc_line_transport_new(input,
+						   output,
+						   "stdio",
+						   erpc_listener_get_max_message_size(listener)));
 	g_signal_connect(self->transport,
 			 "closed",
 			 G_CALLBACK(esd_stdio_listener_transport_closed_cb),

@@ -20,6 +20,10 @@ gi.require_version("Execrpc", "1")
 gi.require_version("Json", "1.0")
 from gi.repository import Execrpc, GLib  # noqa: E402
 
+# the typelib is libexecrpc-1 alone: the plugin API is libexecrpc-plugin-1's
+for plugin_type in ("Call", "Listener", "Plugin", "Registry"):
+    assert not hasattr(Execrpc, plugin_type), plugin_type
+
 print("1..1")
 loop = GLib.MainLoop()
 timeout = GLib.timeout_add_seconds(20, lambda: sys.exit("timed out"))

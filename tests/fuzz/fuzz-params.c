@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "erpc-registry-private.h"
 #include "erpc-uri.h"
 #include "esd-mock-transport.h"
 #include "esd-server.h"

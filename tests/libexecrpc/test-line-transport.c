@@ -67,11 +67,11 @@ fixture_setup(Fixture *fixture, gconstpointer user_data)
 	fixture->closed = 0;
 	fixture->messages_at_close = 0;
 	fixture->closed_with_error = FALSE;
-	fixture->transport = erpc_line_transport_new(
-	    g_io_stream_get_input_stream(G_IO_STREAM(fixture->connection)),
-	    g_io_stream_get_output_stream(G_IO_STREAM(fixture->connection)),
-	    "test",
-	    TEST_MAX_MESSAGE_SIZE);
+	fixture->transport =
+	    erpc_line_transport_new(g_io_stream_get_input_stream(G_IO_STREAM(fixture->connection)),
+				    g_io_stream_get_output_stream(G_IO_STREAM(fixture->connection)),
+				    "test",
+				    TEST_MAX_MESSAGE_SIZE);
 	g_assert_nonnull(fixture->transport);
 	g_signal_connect(fixture->transport, "message", G_CALLBACK(test_on_message), fixture);
 	g_signal_connect(fixture->transport,
@@ -436,7 +436,9 @@ test_line_close(Fixture *fixture, gconstpointer user_data)
 	erpc_transport_send(ERPC_TRANSPORT(fixture->transport), dropped);
 	erpc_transport_close(ERPC_TRANSPORT(fixture->transport), TRUE);
 	g_assert_cmpuint(fixture->closed, ==, 1);
-	g_assert_cmpuint(erpc_transport_get_queued_bytes(ERPC_TRANSPORT(fixture->transport)), ==, 0);
+	g_assert_cmpuint(erpc_transport_get_queued_bytes(ERPC_TRANSPORT(fixture->transport)),
+			 ==,
+			 0);
 
 	/* what was queued before the close still arrives */
 	received = test_peer_read(fixture, 23, sizeof(buf), 0);

@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 
 /* a plugin built for another ABI: the loader must refuse it unopened */
 G_MODULE_EXPORT const ErpcPluginInfo *

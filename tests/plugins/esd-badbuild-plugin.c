@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 
 /* the right ABI but another build of libexecrpc */
 G_MODULE_EXPORT const ErpcPluginInfo *

@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 
 /*
  * A well-formed plugin for the tests: `test/echo` returns its params,

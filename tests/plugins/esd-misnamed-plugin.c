@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 
 /* claims a name that is not its file name */
 G_MODULE_EXPORT const ErpcPluginInfo *

@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 
 /* registers a method the echo plugin owns: its setup must fail whole */
 

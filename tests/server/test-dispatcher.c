@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "erpc-call-private.h"
 #include "esd-mock-transport.h"
 #include "esd-server.h"
 
@@ -72,7 +73,8 @@ initialize(EsdMockTransport *transport, const gchar *resume)
 					  "{\"clientName\":\"t\",\"resumeSessionId\":\"%s\"}}",
 					  resume);
 	else
-		request = g_strdup("{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"t\"}}");
+		request = g_strdup(
+		    "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"t\"}}");
 	inject(transport, request);
 	root = json_from_string(last_sent(transport), NULL);
 	g_assert_nonnull(root);
@@ -86,7 +88,8 @@ initialize(EsdMockTransport *transport, const gchar *resume)
 static void
 fixture_setup(DispatcherFixture *fixture, gconstpointer user_data)
 {
-	fixture->server = make_server(GPOINTER_TO_UINT(user_data) != 0 ? GPOINTER_TO_UINT(user_data) : 1, 80);
+	fixture->server =
+	    make_server(GPOINTER_TO_UINT(user_data) != 0 ? GPOINTER_TO_UINT(user_data) : 1, 80);
 	fixture->transport = connect_mock(fixture->server);
 }
 
@@ -195,8 +198,12 @@ test_serial(void)
 	inject(t, "{\"id\":2,\"method\":\"environment/status\"}");
 	g_assert_cmpuint(esd_mock_transport_get_sent(t)->len, ==, 1);
 	wait_for_sent(t, 3, 2000);
-	g_assert_cmpstr(g_ptr_array_index(esd_mock_transport_get_sent(t), 1), ==, "{\"id\":1,\"result\":{}}");
-	g_assert_cmpstr(g_ptr_array_index(esd_mock_transport_get_sent(t), 2), ==, "{\"id\":2,\"result\":{\"status\":\"ready\"}}");
+	g_assert_cmpstr(g_ptr_array_index(esd_mock_transport_get_sent(t), 1),
+			==,
+			"{\"id\":1,\"result\":{}}");
+	g_assert_cmpstr(g_ptr_array_index(esd_mock_transport_get_sent(t), 2),
+			==,
+			"{\"id\":2,\"result\":{\"status\":\"ready\"}}");
 }
 
 static void
@@ -247,9 +254,10 @@ test_resume(void)
 	g_autofree gchar *resumed = NULL;
 
 	g_assert_null(initialize(b, session));
-	expected = g_strdup_printf("{\"error\":{\"code\":-32010,\"message\":\"session %s is already "
-				   "attached to another connection\"},\"id\":1}",
-				   session);
+	expected =
+	    g_strdup_printf("{\"error\":{\"code\":-32010,\"message\":\"session %s is already "
+			    "attached to another connection\"},\"id\":1}",
+			    session);
 	g_assert_cmpstr(last_sent(b), ==, expected);
 	g_assert_null(initialize(b, "00000000-0000-0000-0000-000000000000"));
 	g_assert_cmpstr(last_sent(b),

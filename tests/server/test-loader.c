@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "erpc-registry-private.h"
 #include "esd-plugin-loader.h"
 
 typedef struct {
@@ -56,7 +57,9 @@ test_loader_good(LoaderFixture *fixture, gconstpointer user_data)
 	info = esd_plugin_loader_get_info(fixture->loader, plugin);
 	g_assert_cmpstr(info->version, ==, "1.2.3");
 	g_assert_cmpstr(esd_plugin_loader_get_path(fixture->loader, plugin), ==, path);
-	g_assert_cmpuint(erpc_registry_get_capability_version(fixture->registry, "testEcho"), ==, 1);
+	g_assert_cmpuint(erpc_registry_get_capability_version(fixture->registry, "testEcho"),
+			 ==,
+			 1);
 	g_assert_nonnull(erpc_registry_lookup_method(fixture->registry, "test/echo", &data));
 	g_assert_true(data == plugin);
 	/* gated on testEcho version 2: invisible */
@@ -110,9 +113,10 @@ test_loader_duplicate_method(LoaderFixture *fixture, gconstpointer user_data)
 	second = esd_plugin_loader_load_file(fixture->loader, overlap, &error);
 	g_assert_null(second);
 	g_assert_error(error, ERPC_ERROR, ERPC_ERROR_EXISTS);
-	g_assert_cmpstr(error->message,
-			==,
-			"plugin overlap: method test/echo of overlap is already registered by echo");
+	g_assert_cmpstr(
+	    error->message,
+	    ==,
+	    "plugin overlap: method test/echo of overlap is already registered by echo");
 	/* the refused plugin is removed whole, its other method too */
 	g_assert_null(erpc_registry_lookup_method(fixture->registry, "test/overlap-only", NULL));
 	g_assert_nonnull(erpc_registry_lookup_method(fixture->registry, "test/echo", NULL));
@@ -179,9 +183,15 @@ test_loader_load_all(LoaderFixture *fixture, gconstpointer user_data)
 {
 	esd_plugin_loader_add_dir(fixture->loader, g_getenv("ESD_TEST_PLUGINDIR"), FALSE);
 	/* sorted: badabi, badbuild, echo, misnamed, overlap */
-	g_test_expect_message("execserverd", G_LOG_LEVEL_WARNING, "refusing plugin: *badabi*ABI 999*");
-	g_test_expect_message("execserverd", G_LOG_LEVEL_WARNING, "refusing plugin: *some-other-build*");
-	g_test_expect_message("execserverd", G_LOG_LEVEL_WARNING, "refusing plugin: *somebody-else*");
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *badabi*ABI 999*");
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *some-other-build*");
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *somebody-else*");
 	g_test_expect_message("execserverd",
 			      G_LOG_LEVEL_WARNING,
 			      "refusing plugin: plugin overlap: method test/echo of overlap is "
@@ -600,7 +610,7 @@ test_loader_nested_build_tree(gconstpointer user_data)
 static void
 test_loader_exports(void)
 {
-	const gchar *names[] = {"stdio", "ws"};
+	const gchar *names[] = {"accepted-socket", "fs-local", "stdio", "ws"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
 		g_autofree gchar *file = g_strdup_printf("libesd-plugin-%s.so", names[i]);
@@ -612,7 +622,16 @@ test_loader_exports(void)
 		gint status = 0;
 		guint n = 0;
 
-		if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, NULL, &status, NULL)) {
+		if (!g_spawn_sync(NULL,
+				  (gchar **)argv,
+				  NULL,
+				  G_SPAWN_SEARCH_PATH,
+				  NULL,
+				  NULL,
+				  &out,
+				  NULL,
+				  &status,
+				  NULL)) {
 			g_test_skip("nm is not available");
 			return;
 		}

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <execrpc.h>
 #include <gmodule.h>
 
-#include "erpc-connection.h"
+#include "erpc-plugin-version.h"
 #include "erpc-registry.h"
-#include "erpc-version.h"
 
 G_BEGIN_DECLS
 
@@ -111,14 +111,5 @@ const gchar *
 erpc_plugin_get_name(ErpcPlugin *self);
 ErpcRegistry *
 erpc_plugin_get_registry(ErpcPlugin *self);
-
-gboolean
-erpc_plugin_runner_setup(ErpcPlugin *self, ErpcRegistry *registry, GError **error);
-gboolean
-erpc_plugin_runner_startup(ErpcPlugin *self, GError **error);
-void
-erpc_plugin_runner_connection_closed(ErpcPlugin *self, ErpcConnection *connection);
-void
-erpc_plugin_runner_shutdown(ErpcPlugin *self);
 
 G_END_DECLS

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "erpc-transport.h"
+#include <execrpc.h>
 
 G_BEGIN_DECLS
 
@@ -42,10 +42,6 @@ struct _ErpcListenerClass {
  */
 #define ERPC_EXTENSION_POINT_TRANSPORT "transport"
 
-gboolean
-erpc_listener_listen(ErpcListener *self, const gchar *uri, GError **error);
-void
-erpc_listener_stop(ErpcListener *self);
 const gchar *
 erpc_listener_get_bound_uri(ErpcListener *self);
 gsize

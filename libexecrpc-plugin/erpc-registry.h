@@ -64,9 +64,6 @@ typedef struct {
 	gpointer padding[4];
 } ErpcMethodInfo;
 
-ErpcRegistry *
-erpc_registry_new(void);
-
 gboolean
 erpc_registry_add_method(ErpcRegistry *self,
 			 const ErpcMethodInfo *info,
@@ -86,8 +83,6 @@ erpc_registry_add_extension(ErpcRegistry *self,
 			    gint priority,
 			    GError **error);
 
-const ErpcMethodInfo *
-erpc_registry_lookup_method(ErpcRegistry *self, const gchar *name, gpointer *user_data);
 guint
 erpc_registry_get_capability_version(ErpcRegistry *self, const gchar *capability);
 GType
@@ -99,13 +94,6 @@ erpc_registry_list_capabilities(ErpcRegistry *self, const gchar *owner);
 GPtrArray *
 erpc_registry_list_extensions(ErpcRegistry *self, const gchar *point, const gchar *owner);
 
-void
-erpc_registry_set_owner(ErpcRegistry *self, const gchar *owner);
-void
-erpc_registry_remove_owner(ErpcRegistry *self, const gchar *owner);
-
-void
-erpc_registry_set_option(ErpcRegistry *self, const gchar *name, GVariant *value);
 GVariant *
 erpc_registry_get_option(ErpcRegistry *self, const gchar *name, const GVariantType *type);
 

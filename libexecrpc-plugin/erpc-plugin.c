@@ -3,7 +3,8 @@
 #include "config.h"
 
 #include "erpc-error.h"
-#include "erpc-plugin.h"
+#include "erpc-plugin-private.h"
+#include "erpc-registry-private.h"
 
 typedef struct {
 	gchar *name;
@@ -58,7 +59,9 @@ erpc_plugin_check_result(ErpcPlugin *self,
 	if (ret)
 		return TRUE;
 	if (error_local == NULL) {
-		g_critical("plugin %s: %s failed without an error", erpc_plugin_get_name(self), vfunc);
+		g_critical("plugin %s: %s failed without an error",
+			   erpc_plugin_get_name(self),
+			   vfunc);
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_INTERNAL,
@@ -225,11 +228,11 @@ erpc_plugin_class_init(ErpcPluginClass *klass)
 	 *
 	 * Since: 0.1
 	 */
-	erpc_plugin_props[PROP_NAME] =
-	    g_param_spec_string("name",
-				NULL,
-				NULL,
-				NULL,
-				G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+	erpc_plugin_props[PROP_NAME] = g_param_spec_string(
+	    "name",
+	    NULL,
+	    NULL,
+	    NULL,
+	    G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, PROP_LAST, erpc_plugin_props);
 }

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <sys/socket.h>
 
-#include "erpc-listener.h"
+#include "erpc-listener-private.h"
 
 /*
  * Accepting from listening sockets, for every subclass (ws, fd:N, systemd).

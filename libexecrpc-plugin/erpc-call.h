@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "erpc-connection.h"
+#include <execrpc.h>
 
 G_BEGIN_DECLS
 
 #define ERPC_TYPE_CALL (erpc_call_get_type())
 G_DECLARE_FINAL_TYPE(ErpcCall, erpc_call, ERPC, CALL, GObject)
 
-ErpcCall *
-erpc_call_new(ErpcConnection *connection, ErpcMessage *request);
 ErpcConnection *
 erpc_call_get_connection(ErpcCall *self);
 const gchar *

@@ -2,7 +2,7 @@
 
 #include "config.h"
 
-#include "erpc-call.h"
+#include "erpc-call-private.h"
 #include "erpc-error.h"
 #include "erpc-json.h"
 #include "erpc-message-private.h"

@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include "erpc-error.h"
-#include "erpc-registry.h"
+#include "erpc-registry-private.h"
 
 /**
  * ErpcRegistry:

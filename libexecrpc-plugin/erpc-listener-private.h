@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "erpc-listener.h"
+
+G_BEGIN_DECLS
+
+/* for the daemon only: it starts and stops the listeners plugins provide */
+
+gboolean
+erpc_listener_listen(ErpcListener *self, const gchar *uri, GError **error);
+void
+erpc_listener_stop(ErpcListener *self);
+
+G_END_DECLS

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* the one header plugins include: the plugin API, tied to the daemon's
+ * build, on top of the protocol library <execrpc.h> */
+#define __EXECRPC_PLUGIN_H_INSIDE__
+
+#include <execrpc.h>
+
+#include "erpc-call.h"
+#include "erpc-listener.h"
+#include "erpc-plugin-version.h"
+#include "erpc-plugin.h"
+#include "erpc-registry.h"
+
+#undef __EXECRPC_PLUGIN_H_INSIDE__
