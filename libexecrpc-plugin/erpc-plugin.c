@@ -236,3 +236,20 @@ erpc_plugin_class_init(ErpcPluginClass *klass)
 	    G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 	g_object_class_install_properties(object_class, PROP_LAST, erpc_plugin_props);
 }
+
+/**
+ * erpc_plugin_get_context:
+ * @self: a plugin
+ *
+ * The daemon's host services, available from `setup` on.
+ *
+ * Returns: (transfer none) (nullable): the context of the registry given to `setup`
+ *
+ * Since: 0.2
+ */
+ErpcContext *
+erpc_plugin_get_context(ErpcPlugin *self)
+{
+	ErpcRegistry *registry = erpc_plugin_get_registry(self);
+	return registry != NULL ? erpc_registry_get_context(registry) : NULL;
+}

@@ -111,5 +111,7 @@ const gchar *
 erpc_plugin_get_name(ErpcPlugin *self);
 ErpcRegistry *
 erpc_plugin_get_registry(ErpcPlugin *self);
+ErpcContext *
+erpc_plugin_get_context(ErpcPlugin *self);
 
 G_END_DECLS

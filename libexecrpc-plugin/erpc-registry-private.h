@@ -20,4 +20,7 @@ erpc_registry_set_option(ErpcRegistry *self, const gchar *name, GVariant *value)
 const ErpcMethodInfo *
 erpc_registry_lookup_method(ErpcRegistry *self, const gchar *name, gpointer *user_data);
 
+void
+erpc_registry_set_context(ErpcRegistry *self, ErpcContext *context);
+
 G_END_DECLS

@@ -44,7 +44,8 @@ struct _ErpcRegistry {
 	GHashTable *capabilities; /* name → ErpcRegistryCapability */
 	GPtrArray *extensions;	  /* of ErpcRegistryExtension */
 	gchar *owner;
-	GHashTable *options; /* name → GVariant: the daemon's settings for plugins */
+	GHashTable *options;  /* name → GVariant: the daemon's settings for plugins */
+	ErpcContext *context; /* the host services, set by the daemon */
 };
 
 G_DEFINE_TYPE(ErpcRegistry, erpc_registry, G_TYPE_OBJECT)
@@ -464,6 +465,7 @@ erpc_registry_finalize(GObject *object)
 	g_ptr_array_unref(self->extensions);
 	g_hash_table_unref(self->options);
 	g_free(self->owner);
+	g_clear_object(&self->context);
 	G_OBJECT_CLASS(erpc_registry_parent_class)->finalize(object);
 }
 
@@ -547,4 +549,35 @@ erpc_registry_get_option(ErpcRegistry *self, const gchar *name, const GVariantTy
 	if (value == NULL || !g_variant_is_of_type(value, type))
 		return NULL;
 	return value;
+}
+
+/**
+ * erpc_registry_set_context:
+ * @self: a registry
+ * @context: the daemon's context
+ *
+ * Hands @context to every plugin that gets this registry.
+ */
+void
+erpc_registry_set_context(ErpcRegistry *self, ErpcContext *context)
+{
+	g_return_if_fail(ERPC_IS_REGISTRY(self));
+	g_return_if_fail(context == NULL || ERPC_IS_CONTEXT(context));
+	g_set_object(&self->context, context);
+}
+
+/**
+ * erpc_registry_get_context:
+ * @self: a registry
+ *
+ * Returns: (transfer none) (nullable): the host services of the daemon this
+ *   registry belongs to; %NULL only outside a daemon (unit tests)
+ *
+ * Since: 0.2
+ */
+ErpcContext *
+erpc_registry_get_context(ErpcRegistry *self)
+{
+	g_return_val_if_fail(ERPC_IS_REGISTRY(self), NULL);
+	return self->context;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "erpc-call.h"
+#include "erpc-context.h"
 
 G_BEGIN_DECLS
 
@@ -96,5 +97,8 @@ erpc_registry_list_extensions(ErpcRegistry *self, const gchar *point, const gcha
 
 GVariant *
 erpc_registry_get_option(ErpcRegistry *self, const gchar *name, const GVariantType *type);
+
+ErpcContext *
+erpc_registry_get_context(ErpcRegistry *self);
 
 G_END_DECLS

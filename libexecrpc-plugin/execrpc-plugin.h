@@ -8,6 +8,7 @@
 #include <execrpc.h>
 
 #include "erpc-call.h"
+#include "erpc-context.h"
 #include "erpc-listener.h"
 #include "erpc-plugin-version.h"
 #include "erpc-plugin.h"

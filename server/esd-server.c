@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "erpc-context-private.h"
 #include "erpc-listener-private.h"
 #include "erpc-registry-private.h"
 #include "esd-dispatcher.h"
@@ -630,7 +631,11 @@ esd_server_finalize(GObject *object)
 static void
 esd_server_init(EsdServer *self)
 {
+	g_autoptr(ErpcContext) context = erpc_context_new();
+
 	self->registry = erpc_registry_new();
+	/* the host services every plugin reaches through its registry */
+	erpc_registry_set_context(self->registry, context);
 	self->loader = esd_plugin_loader_new(self->registry);
 	self->listeners = g_ptr_array_new_with_free_func(g_object_unref);
 	self->dispatchers = g_hash_table_new_full(g_direct_hash,

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib-object.h>
+
+G_BEGIN_DECLS
+
+/**
+ * ErpcContext:
+ *
+ * What a plugin reaches of the daemon that loaded it, besides the registry:
+ * the host services (the sandbox, launch hooks, sessions). The daemon makes
+ * one context and hands it to every plugin with the registry; each service
+ * is set by the daemon and read by plugins through a getter of its own
+ * header. A plugin never makes one.
+ *
+ * Since: 0.2
+ */
+#define ERPC_TYPE_CONTEXT (erpc_context_get_type())
+G_DECLARE_FINAL_TYPE(ErpcContext, erpc_context, ERPC, CONTEXT, GObject)
+
+G_END_DECLS
