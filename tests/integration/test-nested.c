@@ -140,7 +140,7 @@ test_nested_installed(void)
 
 	g_assert_cmpint(stat(g_getenv("ESD_TEST_DAEMON"), &st), ==, 0);
 	shared = esd_test_find_shared_ancestor(g_getenv("ESD_BUILD_PLUGINDIR"));
-	if (st.st_uid != getuid() && shared != NULL) {
+	if (st.st_uid != nested_uid() && shared != NULL) {
 		g_autofree gchar *why = g_strdup_printf(
 		    "the build tree is below %s, which others may write to: an unmapped owner "
 		    "there is refused, as it should be",
