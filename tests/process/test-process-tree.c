@@ -483,8 +483,11 @@ test_proc_matches_pids(Fixture *fx, gconstpointer user_data)
 
 	if (!have_pid_namespaces(fx))
 		return;
-	script = g_strdup_printf("sleep 101.%s & p=$!; "
-				 "q=$(pgrep -x -f \"sleep 101.%s\"); "
+	/* the child is sleep only once it has executed it: ask until then */
+	script = g_strdup_printf("sleep 101.%s & p=$!; q=; i=0; "
+				 "while [ -z \"$q\" ] && [ $i -lt 100 ]; do "
+				 "q=$(pgrep -x -f \"sleep 101.%s\"); i=$((i+1)); "
+				 "[ -n \"$q\" ] || sleep 0.05; done; "
 				 "s=$(cut -d\" \" -f1 /proc/self/stat); "
 				 "kill $p; echo \"bang=$p pgrep=$q self=$$/$s\"",
 				 fx->token,
