@@ -9,4 +9,8 @@ G_BEGIN_DECLS
 ErpcContext *
 erpc_context_new(void);
 
+/* the sandbox service */
+void
+erpc_context_set_sandbox(ErpcContext *self, ErpcSandbox *sandbox);
+
 G_END_DECLS
