@@ -22,6 +22,8 @@
 	"\"access\":\"write\"}]},\"network\":\"restricted\"},\"windowsSandboxLevel\":"             \
 	"\"disabled\"}"
 
+static gchar *module_path = NULL; /* the built module, the last argument */
+
 typedef struct {
 	gchar *plugins_dir;
 	gchar *work; /* writable in the policy */
@@ -31,8 +33,7 @@ typedef struct {
 static void
 fx_setup(Fx *fx, gconstpointer data)
 {
-	g_autofree gchar *module =
-	    g_build_filename(g_getenv("ESD_TEST_PLUGINDIR"), "libesd-plugin-sandboxjob.so", NULL);
+	const gchar *module = module_path;
 	g_autofree gchar *copy = NULL;
 	g_autofree gchar *contents = NULL;
 	g_autoptr(GError) error = NULL;
@@ -166,8 +167,14 @@ test_refusals(Fx *fx, gconstpointer data)
 int
 main(int argc, char **argv)
 {
+	int ret;
+
+	g_assert_cmpint(argc, >=, 2);
+	module_path = g_strdup(argv[argc - 1]);
 	g_test_init(&argc, &argv, NULL);
 	g_test_add("/sandbox-job/run", Fx, NULL, fx_setup, test_run, fx_teardown);
 	g_test_add("/sandbox-job/refusals", Fx, NULL, fx_setup, test_refusals, fx_teardown);
-	return g_test_run();
+	ret = g_test_run();
+	g_free(module_path);
+	return ret;
 }
