@@ -9,6 +9,10 @@ G_BEGIN_DECLS
 ErpcContext *
 erpc_context_new(void);
 
+/* the sandbox service */
+void
+erpc_context_set_sandbox(ErpcContext *self, ErpcSandbox *sandbox);
+
 /* listeners and what a sandbox must not show */
 void
 erpc_context_set_listen_uris(ErpcContext *self, const gchar *const *uris);

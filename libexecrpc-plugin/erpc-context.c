@@ -11,6 +11,8 @@
  */
 struct _ErpcContext {
 	GObject parent_instance;
+	/* the sandbox service */
+	ErpcSandbox *sandbox;
 	/* listeners and what a sandbox must not show */
 	GPtrArray *listen_uris;	 /* of gchar*, NULL-terminated */
 	GPtrArray *hidden_paths; /* of gchar*, NULL-terminated */
@@ -18,6 +20,15 @@ struct _ErpcContext {
 };
 
 G_DEFINE_FINAL_TYPE(ErpcContext, erpc_context, G_TYPE_OBJECT)
+
+static void
+erpc_context_dispose(GObject *object)
+{
+	ErpcContext *self = ERPC_CONTEXT(object);
+
+	g_clear_object(&self->sandbox);
+	G_OBJECT_CLASS(erpc_context_parent_class)->dispose(object);
+}
 
 static void
 erpc_context_finalize(GObject *object)
@@ -31,6 +42,7 @@ erpc_context_finalize(GObject *object)
 static void
 erpc_context_class_init(ErpcContextClass *klass)
 {
+	G_OBJECT_CLASS(klass)->dispose = erpc_context_dispose;
 	G_OBJECT_CLASS(klass)->finalize = erpc_context_finalize;
 }
 
@@ -197,4 +209,38 @@ erpc_context_get_tcp_authenticated(ErpcContext *self)
 {
 	g_return_val_if_fail(ERPC_IS_CONTEXT(self), FALSE);
 	return self->tcp_authenticated;
+}
+
+/* the sandbox service */
+
+/**
+ * erpc_context_set_sandbox:
+ * @self: the context
+ * @sandbox: (nullable): the daemon's sandbox
+ */
+void
+erpc_context_set_sandbox(ErpcContext *self, ErpcSandbox *sandbox)
+{
+	g_return_if_fail(ERPC_IS_CONTEXT(self));
+	g_return_if_fail(sandbox == NULL || ERPC_IS_SANDBOX(sandbox));
+	g_set_object(&self->sandbox, sandbox);
+}
+
+/**
+ * erpc_context_get_sandbox:
+ * @self: the context
+ *
+ * The host's sandbox: it reads `sandbox` objects as process/start does and
+ * runs commands and helpers in the sandbox of a policy.
+ *
+ * Returns: (transfer none) (nullable): the sandbox, or %NULL if the host
+ *   provides none (then every isolated request must be refused)
+ *
+ * Since: 0.2
+ */
+ErpcSandbox *
+erpc_context_get_sandbox(ErpcContext *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONTEXT(self), NULL);
+	return self->sandbox;
 }

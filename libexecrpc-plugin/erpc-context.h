@@ -3,6 +3,8 @@
 
 #include <glib-object.h>
 
+#include "erpc-sandbox.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -18,6 +20,10 @@ G_BEGIN_DECLS
  */
 #define ERPC_TYPE_CONTEXT (erpc_context_get_type())
 G_DECLARE_FINAL_TYPE(ErpcContext, erpc_context, ERPC, CONTEXT, GObject)
+
+/* the sandbox service */
+ErpcSandbox *
+erpc_context_get_sandbox(ErpcContext *self);
 
 /* listeners and what a sandbox must not show (erpc-context.c, "options") */
 void

@@ -13,5 +13,7 @@
 #include "erpc-plugin-version.h"
 #include "erpc-plugin.h"
 #include "erpc-registry.h"
+#include "erpc-sandbox-helper.h"
+#include "erpc-sandbox.h"
 
 #undef __EXECRPC_PLUGIN_H_INSIDE__

@@ -23,21 +23,6 @@ refuse() {
 	failed=1
 }
 
-# The one exception, until the sandbox is a host service of libexecrpc-plugin
-# (see plugins/fs-local/meson.build): fs-local links a static copy of
-# server/sandbox (libesd_sandbox_dep) and includes its headers, and
-# esd-fs-helper, which runs one request inside that sandbox, hosts the
-# plugin's method table with the private registry and call constructors.
-# $1 includes the repository file $2.
-allowed() {
-	case "$1:$2" in
-	plugins/fs-local/*:server/sandbox/*.h) return 0 ;;
-	plugins/fs-local/esd-fs-helper.c:libexecrpc-plugin/erpc-registry-private.h) return 0 ;;
-	plugins/fs-local/esd-fs-helper.c:libexecrpc-plugin/erpc-call-private.h) return 0 ;;
-	*) return 1 ;;
-	esac
-}
-
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	list_files() { git ls-files -- "$@"; }
 else
@@ -88,7 +73,6 @@ for file in $(list_files 'plugins/*.c' 'plugins/*.h'); do
 			own_header "$file" "$header" "$dir" && continue
 			target=$(resolve "$header")
 			[ -n "$target" ] || continue
-			allowed "$file" "$target" && continue
 			case "$target" in
 			*-private.h) why="a private header of the libraries" ;;
 			server/*) why="a header of the daemon" ;;
@@ -108,10 +92,6 @@ for build in $(list_files 'plugins/*meson.build'); do
 	refused=$(grep -n -e 'root_inc' -e 'libesd_[a-z_]*dep' -e "include_directories(.*\.\." "$build" |
 		grep -v '^[0-9]*:[[:space:]]*#' |
 		while IFS= read -r line; do
-			case "$build:$line" in
-			plugins/fs-local/meson.build:*libesd_sandbox_dep*) continue ;;
-			*) ;;
-			esac
 			echo "check-source: $build:${line%%:*}: ${line#*:}: plugins build with esd_plugin_dep only"
 		done)
 	if [ -n "$refused" ]; then

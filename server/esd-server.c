@@ -7,11 +7,13 @@
 #include "erpc-context-private.h"
 #include "erpc-listener-private.h"
 #include "erpc-registry-private.h"
+#include "erpc-sandbox-private.h"
 #include "esd-dispatcher.h"
 #include "esd-environment.h"
 #include "esd-expiry-queue.h"
 #include "esd-process-methods.h"
 #include "esd-process.h"
+#include "esd-sandbox-host.h"
 #include "esd-server.h"
 #include "esd-session.h"
 
@@ -649,9 +651,11 @@ static void
 esd_server_init(EsdServer *self)
 {
 	g_autoptr(ErpcContext) context = erpc_context_new();
+	g_autoptr(ErpcSandbox) sandbox = esd_sandbox_host_new();
 
 	self->registry = erpc_registry_new();
 	/* the host services every plugin reaches through its registry */
+	erpc_context_set_sandbox(context, sandbox);
 	erpc_registry_set_context(self->registry, context);
 	self->loader = esd_plugin_loader_new(self->registry);
 	self->listeners = g_ptr_array_new_with_free_func(g_object_unref);

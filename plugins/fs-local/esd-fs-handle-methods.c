@@ -100,7 +100,11 @@ esd_fs_methods_open(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, esd_fs_handle_methods_adopt))
+	if (!esd_fs_methods_check_sandbox(user_data,
+					  call,
+					  params,
+					  NULL,
+					  esd_fs_handle_methods_adopt))
 		return;
 	handle = esd_fs_methods_open_handle(path, mode, &error);
 	if (handle == NULL) {

@@ -8,18 +8,17 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 
-#include "erpc-call-private.h"
-#include "erpc-registry-private.h"
 #include "esd-fs-connection-state.h"
 #include "esd-fs-handoff.h"
 #include "esd-fs-local-plugin.h"
 
 /*
  * esd-fs-helper: one fs request, evaluated inside a sandbox. The daemon
- * starts it under bwrap (esd-fs-sandbox-exec.c) with the request on stdin:
- * one JSON-RPC request with id 1 and without `sandbox`, params already
- * checked. It runs the request with the fs-local plugin's own method table,
- * so the answer is exactly the one the daemon would give, writes the
+ * starts it through the host's sandbox service (esd-fs-sandbox-exec.c) with
+ * the request on stdin: one JSON-RPC request with id 1 and without
+ * `sandbox`, params already checked. It runs the request with the fs-local
+ * plugin's own method table (erpc_sandbox_helper_run_request()), so the
+ * answer is exactly the one the daemon would give, writes the
  * complete response on stdout and exits. After a successful fs/open it
  * hands the handle's descriptors over on --handoff-fd (esd-fs-handoff.c).
  *
@@ -43,57 +42,6 @@ static const gchar *const esd_fs_helper_methods[] = {"fs/readFile",
 						     "fs/copy",
 						     "fs/open",
 						     NULL};
-
-/* a transport that keeps the one answer instead of sending it */
-#define ESD_TYPE_FS_HELPER_TRANSPORT (esd_fs_helper_transport_get_type())
-G_DECLARE_FINAL_TYPE(EsdFsHelperTransport,
-		     esd_fs_helper_transport,
-		     ESD,
-		     FS_HELPER_TRANSPORT,
-		     ErpcTransport)
-
-struct _EsdFsHelperTransport {
-	ErpcTransport parent_instance;
-	GBytes *answer;
-};
-
-G_DEFINE_TYPE(EsdFsHelperTransport, esd_fs_helper_transport, ERPC_TYPE_TRANSPORT)
-
-static void
-esd_fs_helper_transport_send(ErpcTransport *transport, GBytes *message)
-{
-	EsdFsHelperTransport *self = ESD_FS_HELPER_TRANSPORT(transport);
-	if (self->answer == NULL)
-		self->answer = g_bytes_ref(message);
-}
-
-static void
-esd_fs_helper_transport_close(ErpcTransport *transport, gboolean abort)
-{
-}
-
-static void
-esd_fs_helper_transport_finalize(GObject *object)
-{
-	EsdFsHelperTransport *self = ESD_FS_HELPER_TRANSPORT(object);
-	g_clear_pointer(&self->answer, g_bytes_unref);
-	G_OBJECT_CLASS(esd_fs_helper_transport_parent_class)->finalize(object);
-}
-
-static void
-esd_fs_helper_transport_init(EsdFsHelperTransport *self)
-{
-}
-
-static void
-esd_fs_helper_transport_class_init(EsdFsHelperTransportClass *klass)
-{
-	ErpcTransportClass *transport_class = ERPC_TRANSPORT_CLASS(klass);
-
-	G_OBJECT_CLASS(klass)->finalize = esd_fs_helper_transport_finalize;
-	transport_class->send = esd_fs_helper_transport_send;
-	transport_class->close = esd_fs_helper_transport_close;
-}
 
 static GBytes *
 esd_fs_helper_read_stdin(GError **error)
@@ -166,31 +114,6 @@ esd_fs_helper_parse(GBytes *frame, GError **error)
 	return g_steal_pointer(&message);
 }
 
-/* as the daemon's dispatcher runs a handler, up to its answer */
-static gboolean
-esd_fs_helper_run(ErpcRegistry *registry, ErpcCall *call, ErpcMessage *message, GError **error)
-{
-	const ErpcMethodInfo *info;
-	gpointer user_data = NULL;
-	JsonObject *params;
-
-	info = erpc_registry_lookup_method(registry, erpc_message_get_method(message), &user_data);
-	if (info == NULL || info->params_type == NULL) {
-		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "no such method");
-		return FALSE;
-	}
-	params =
-	    erpc_json_params_object(erpc_message_get_params(message), info->params_type, error);
-	if (params == NULL)
-		return FALSE;
-	if ((info->flags & ERPC_METHOD_FLAG_BLOBS) == 0)
-		erpc_message_expand(message);
-	info->func(call, params, user_data);
-	while (!erpc_call_is_finished(call))
-		g_main_context_iteration(NULL, TRUE);
-	return TRUE;
-}
-
 /* after a successful fs/open: the new handle's descriptors go to the daemon */
 static gboolean
 esd_fs_helper_hand_over(ErpcCall *call, gint handoff_fd, GError **error)
@@ -259,15 +182,14 @@ main(int argc, char **argv)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GBytes) frame = NULL;
+	g_autoptr(GBytes) answer = NULL;
 	g_autoptr(ErpcMessage) message = NULL;
-	g_autoptr(ErpcRegistry) registry = NULL;
 	g_autoptr(ErpcPlugin) plugin = NULL;
-	g_autoptr(EsdFsHelperTransport) transport = NULL;
-	g_autoptr(ErpcConnection) connection = NULL;
 	g_autoptr(ErpcCall) call = NULL;
 	gint handoff_fd = -1;
 
 	setlocale(LC_ALL, "C");
+	g_set_prgname("esd-fs-helper");
 	if (!esd_fs_helper_parse_args(argc, argv, &handoff_fd)) {
 		g_printerr("usage: esd-fs-helper [--handoff-fd=FD] < REQUEST\n");
 		return 2;
@@ -279,24 +201,21 @@ main(int argc, char **argv)
 		g_printerr("esd-fs-helper: %s\n", error->message);
 		return 2;
 	}
-	registry = erpc_registry_new();
 	plugin = g_object_new(ESD_TYPE_FS_LOCAL_PLUGIN, NULL);
-	if (!ERPC_PLUGIN_GET_CLASS(plugin)->setup(plugin, registry, &error)) {
+	answer = erpc_sandbox_helper_run_request(plugin,
+						 message,
+						 ESD_FS_HELPER_MAX_REQUEST,
+						 ESD_FS_HELPER_MAX_DEPTH,
+						 &call,
+						 &error);
+	if (answer == NULL) {
 		g_printerr("esd-fs-helper: %s\n", error->message);
 		return 2;
 	}
-	transport = g_object_new(ESD_TYPE_FS_HELPER_TRANSPORT, "peer", "esd-fs-helper", NULL);
-	connection = erpc_connection_new(ERPC_TRANSPORT(transport),
-					 ESD_FS_HELPER_MAX_REQUEST,
-					 ESD_FS_HELPER_MAX_DEPTH);
-	call = erpc_call_new(connection, message);
-	if (!esd_fs_helper_run(registry, call, message, &error))
-		erpc_call_return_error(call, error);
-	if (transport->answer == NULL ||
-	    !esd_fs_helper_answer(call, transport->answer, handoff_fd)) {
+	if (!esd_fs_helper_answer(call, answer, handoff_fd)) {
 		g_printerr("esd-fs-helper: cannot write the answer\n");
 		return 1;
 	}
-	esd_fs_connection_state_drop(connection);
+	esd_fs_connection_state_drop(erpc_call_get_connection(call));
 	return 0;
 }

@@ -12,7 +12,6 @@
 #include "esd-fs-methods.h"
 #include "esd-fs-ops.h"
 #include "esd-fs-path.h"
-#include "esd-fs-sandbox.h"
 #include "esd-fs-tree.h"
 
 /*
@@ -46,37 +45,56 @@ esd_fs_methods_finish_empty(ErpcCall *call, gboolean ok, const GError *error)
 }
 
 /*
- * Checks the `sandbox` member; FALSE after answering. A restricted file
- * system hands the call to the sandboxed helper (esd-fs-sandbox-run.c),
- * which answers it; @blob is a large member to pass on as read from the
- * frame, @adopt takes the handle a sandboxed fs/open hands back.
+ * Checks the `sandbox` member; FALSE after answering. It is read by the
+ * host's sandbox service, as process/start reads it: the same errors, the
+ * same rules. Profiles that need no outer sandbox (`disabled`, `external`,
+ * `managed` with an unrestricted file system) run directly; a restricted
+ * file system hands the call to the sandboxed helper
+ * (esd-fs-sandbox-run.c), which answers it, and never runs unconfined.
+ * @blob is a large member to pass on as read from the frame, @adopt takes
+ * the handle a sandboxed fs/open hands back.
  */
 gboolean
-esd_fs_methods_check_sandbox(ErpcCall *call,
+esd_fs_methods_check_sandbox(gpointer plugin,
+			     ErpcCall *call,
 			     JsonObject *params,
 			     const EsdFsSandboxBlob *blob,
 			     EsdFsSandboxAdoptFunc adopt)
 {
 	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcSandboxPolicy) policy = NULL;
 	JsonNode *node = json_object_get_member(params, "sandbox");
+	ErpcContext *context = NULL;
+	ErpcSandbox *service = NULL;
 	JsonObject *sandbox;
-	gboolean isolated = FALSE;
-	gboolean unavailable = FALSE;
 
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return TRUE;
+	context = erpc_plugin_get_context(ERPC_PLUGIN(plugin));
+	if (context != NULL)
+		service = erpc_context_get_sandbox(context);
 	sandbox = erpc_json_params_object(node, "FileSystemSandboxContext", &error);
-	if (sandbox != NULL && esd_fs_sandbox_check(sandbox, &isolated, &unavailable, &error)) {
-		if (!isolated)
-			return TRUE;
-		esd_fs_sandbox_run(call, params, sandbox, blob, adopt);
+	if (sandbox == NULL) {
+		erpc_call_return_error(call, error);
 		return FALSE;
 	}
-	if (unavailable) {
-		esd_fs_sandbox_return_error(call, error, "sandboxUnavailable");
+	if (service == NULL) {
+		g_set_error_literal(&error,
+				    ERPC_SANDBOX_ERROR,
+				    ERPC_SANDBOX_ERROR_UNAVAILABLE,
+				    "the requested sandbox is unavailable on this executor: "
+				    "the host provides no sandbox");
+		erpc_call_return_sandbox_error(call, error);
 		return FALSE;
 	}
-	erpc_call_return_error(call, error);
+	policy = erpc_sandbox_parse_policy(service, sandbox, NULL, &error);
+	if (policy == NULL) {
+		erpc_call_return_sandbox_error(call, error);
+		return FALSE;
+	}
+	if (!erpc_sandbox_policy_is_file_system_restricted(policy))
+		return TRUE;
+	esd_fs_sandbox_run(call, service, policy, params, blob, adopt);
 	return FALSE;
 }
 
@@ -134,7 +152,7 @@ esd_fs_methods_read_file(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	fd = esd_fs_ops_open_regular(path, follow, &st, &error);
 	if (fd < 0) {
@@ -187,7 +205,7 @@ esd_fs_methods_write_file(ErpcCall *call, JsonObject *params, gpointer user_data
 	}
 	blob.text = text;
 	blob.len = text_len;
-	if (!esd_fs_methods_check_sandbox(call, params, &blob, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, &blob, NULL))
 		return;
 	/* the text stays in the request's frame, which the call keeps alive */
 	job = g_new0(EsdFsFileJob, 1);
@@ -213,7 +231,7 @@ esd_fs_methods_create_directory(ErpcCall *call, JsonObject *params, gpointer use
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	ok = esd_fs_ops_create_directory(path, recursive, follow, &error);
 	esd_fs_methods_finish_empty(call, ok, error);
@@ -231,7 +249,7 @@ esd_fs_methods_get_metadata(ErpcCall *call, JsonObject *params, gpointer user_da
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	out = g_string_sized_new(160);
 	if (!esd_fs_ops_get_metadata(path, follow, out, &error)) {
@@ -252,7 +270,7 @@ esd_fs_methods_canonicalize(ErpcCall *call, JsonObject *params, gpointer user_da
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	out = g_string_sized_new(strlen(path) + 32);
 	if (!esd_fs_ops_canonicalize(path, out, &error)) {
@@ -278,7 +296,7 @@ esd_fs_methods_read_directory(ErpcCall *call, JsonObject *params, gpointer user_
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	esd_fs_job_run(call, esd_fs_methods_read_directory_thread, g_steal_pointer(&path), g_free);
 }
@@ -371,7 +389,7 @@ esd_fs_methods_walk(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	if (!esd_fs_methods_check_walk_limits(&options, &error)) {
 		erpc_call_return_error(call, error);
@@ -422,7 +440,7 @@ esd_fs_methods_remove(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	/* only a whole directory tree is worth a worker */
 	if (follow && recursive && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -475,7 +493,7 @@ esd_fs_methods_copy(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
 		return;
 	job = g_new0(EsdFsCopyJob, 1);
 	job->source = g_steal_pointer(&source);

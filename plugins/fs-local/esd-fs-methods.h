@@ -18,7 +18,8 @@ esd_fs_methods_finish(ErpcCall *call, GString *result, const GError *error);
 void
 esd_fs_methods_finish_empty(ErpcCall *call, gboolean ok, const GError *error);
 gboolean
-esd_fs_methods_check_sandbox(ErpcCall *call,
+esd_fs_methods_check_sandbox(gpointer plugin,
+			     ErpcCall *call,
 			     JsonObject *params,
 			     const EsdFsSandboxBlob *blob,
 			     EsdFsSandboxAdoptFunc adopt);

@@ -10,14 +10,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "esd-bwrap.h"
 #include "esd-fs-sandbox-exec.h"
-#include "esd-seccomp.h"
 
 /*
  * One run of the helper in the sandbox a process with the same policy
- * gets: bwrap with the policy's mounts and namespaces and the seccomp filter
- * of process/start, the helper as its command, the request on its stdin and
+ * gets, through the host's sandbox service (erpc_sandbox_spawn(): bwrap
+ * with the policy's mounts and namespaces and the seccomp filter of
+ * process/start), the helper as its command, the request on its stdin and
  * the answer on its stdout. Blocking; runs in a worker thread.
  *
  * The helper must start even when the policy hides /usr or the build tree,
@@ -26,14 +25,12 @@
  * json-glib and the sanitizer runtimes of a sanitizer build, and the dynamic
  * loader is among them) and /etc/ld.so.cache are bound read-only at their
  * real paths, with symbolic links from the names the loader uses where the
- * policy hides those (esd_bwrap_launch_new_full()). The daemon's list is used rather
+ * policy hides those (erpc_sandbox_command_add_ro_file()). The daemon's list is used rather
  * than the helper's ELF needs because it is known without reading or
  * running anything, already resolved the way the loader resolves, and a
  * superset. The helper's view of the file system therefore differs from the
  * process sandbox's only by these read-only files.
  */
-
-G_DEFINE_QUARK(esd - fs - sandbox - preparation - error - quark, esd_fs_sandbox_preparation_error)
 
 #define ESD_FS_SANDBOX_STDERR_MAX 4096
 
@@ -125,13 +122,13 @@ esd_fs_sandbox_helper_files(const gchar *helper)
 
 /* PATH, HOME, and the daemon's debugging settings: nothing from the client */
 static gchar **
-esd_fs_sandbox_helper_envp(const EsdSandboxPolicy *policy)
+esd_fs_sandbox_helper_envp(void)
 {
 	g_autoptr(GPtrArray) envp = g_ptr_array_new_with_free_func(g_free);
+	const gchar *home = g_get_home_dir();
 
 	g_ptr_array_add(envp, g_strdup("PATH=/usr/bin:/bin"));
-	g_ptr_array_add(envp,
-			g_strdup_printf("HOME=%s", policy->home != NULL ? policy->home : "/"));
+	g_ptr_array_add(envp, g_strdup_printf("HOME=%s", home != NULL ? home : "/"));
 	for (guint i = 0; esd_fs_sandbox_forwarded_env[i] != NULL; i++) {
 		const gchar *name = esd_fs_sandbox_forwarded_env[i];
 		const gchar *value = g_getenv(name);
@@ -272,17 +269,6 @@ esd_fs_pump_run(EsdFsPump *pump, GCancellable *cancellable, GError **error)
 	return ok;
 }
 
-static gint
-esd_fs_sandbox_waitpid(GPid pid)
-{
-	gint status = 0;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR)
-			return -1;
-	}
-	return status;
-}
-
 /* what a helper that gave no answer died of; bwrap's own complaints start with `bwrap: ` */
 static void
 esd_fs_sandbox_failed(gint status, GString *stderr_text, GError **error)
@@ -302,8 +288,8 @@ esd_fs_sandbox_failed(gint status, GString *stderr_text, GError **error)
 	g_message("the sandboxed file system helper failed with %s: %s", how, stderr_text->str);
 	if (g_str_has_prefix(first_line, "bwrap: ")) {
 		g_set_error(error,
-			    ESD_FS_SANDBOX_PREPARATION_ERROR,
-			    0,
+			    ERPC_SANDBOX_ERROR,
+			    ERPC_SANDBOX_ERROR_PREPARATION,
 			    "cannot set up the sandbox: %s",
 			    first_line + strlen("bwrap: "));
 		return;
@@ -315,108 +301,80 @@ esd_fs_sandbox_failed(gint status, GString *stderr_text, GError **error)
 		    how);
 }
 
-/* spawns bwrap with the launch's descriptors and @handoff_fd at their own numbers */
+/* a pipe: the child's end goes to @command as @target, ours is non-blocking */
 static gboolean
-esd_fs_sandbox_spawn(EsdBwrapLaunch *launch,
-		     gint handoff_fd,
-		     GPid *pid,
-		     EsdFsPump *pump,
-		     GError **error)
+esd_fs_sandbox_pipe(ErpcSandboxCommand *command, gint target, gint *ours, GError **error)
 {
-	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
-	g_autoptr(GError) error_local = NULL;
-	const gint *launch_fds;
-	guint n_launch_fds = 0;
+	gint fds[2] = {-1, -1};
 
-	launch_fds = esd_bwrap_launch_get_fds(launch, &n_launch_fds);
-	g_array_append_vals(fds, launch_fds, n_launch_fds);
-	if (handoff_fd >= 0)
-		g_array_append_val(fds, handoff_fd);
-	if (!g_spawn_async_with_pipes_and_fds(NULL,
-					      esd_bwrap_launch_get_argv(launch),
-					      esd_bwrap_launch_get_envp(launch),
-					      G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CLOEXEC_PIPES,
-					      NULL,
-					      NULL,
-					      -1,
-					      -1,
-					      -1,
-					      (const gint *)(gpointer)fds->data,
-					      (const gint *)(gpointer)fds->data,
-					      fds->len,
-					      pid,
-					      &pump->in_fd,
-					      &pump->out_fd,
-					      &pump->err_fd,
-					      &error_local)) {
-		g_set_error(error,
-			    ESD_FS_SANDBOX_PREPARATION_ERROR,
-			    0,
-			    "cannot start bwrap: %s",
-			    error_local->message);
+	if (!g_unix_open_pipe(fds, FD_CLOEXEC, error))
 		return FALSE;
-	}
-	g_unix_set_fd_nonblocking(pump->in_fd, TRUE, NULL);
-	g_unix_set_fd_nonblocking(pump->out_fd, TRUE, NULL);
-	g_unix_set_fd_nonblocking(pump->err_fd, TRUE, NULL);
+	*ours = target == 0 ? fds[1] : fds[0];
+	erpc_sandbox_command_take_fd(command, target == 0 ? fds[0] : fds[1], target);
+	g_unix_set_fd_nonblocking(*ours, TRUE, NULL);
 	return TRUE;
 }
 
-static EsdBwrapLaunch *
-esd_fs_sandbox_launch(const EsdSandboxPolicy *policy,
-		      gint seccomp_fd,
-		      gint handoff_fd,
-		      GError **error)
+/* the helper under @policy: its stdio on pipes, @handoff_fd at its own number */
+static ErpcSandboxChild *
+esd_fs_sandbox_spawn(ErpcSandbox *service,
+		     ErpcSandboxPolicy *policy,
+		     gint handoff_fd,
+		     EsdFsPump *pump,
+		     GError **error)
 {
 	const gchar *helper = esd_fs_sandbox_helper_path();
 	g_autofree gchar *handoff_arg = NULL;
+	g_autoptr(ErpcSandboxCommand) command = NULL;
+	g_autoptr(GError) error_local = NULL;
 	g_auto(GStrv) files = NULL;
 	g_auto(GStrv) envp = NULL;
-	g_autoptr(GError) error_local = NULL;
-	EsdBwrapLaunch *launch;
-	gchar *argv[] = {(gchar *)helper, NULL, NULL};
+	const gchar *argv[] = {helper, NULL, NULL};
 
 	if (handoff_fd >= 0) {
 		handoff_arg = g_strdup_printf("--handoff-fd=%d", handoff_fd);
 		argv[1] = handoff_arg;
 	}
+	command = erpc_sandbox_command_new(argv);
 	files = esd_fs_sandbox_helper_files(helper);
-	envp = esd_fs_sandbox_helper_envp(policy);
+	for (guint i = 0; files[i] != NULL; i++)
+		erpc_sandbox_command_add_ro_file(command, files[i]);
+	envp = esd_fs_sandbox_helper_envp();
+	erpc_sandbox_command_set_envp(command, (const gchar *const *)envp);
 	/* the helper works on absolute paths only: `/` exists in every sandbox */
-	launch = esd_bwrap_launch_new_full(policy,
-					   seccomp_fd,
-					   "/",
-					   argv,
-					   envp,
-					   (const gchar *const *)files,
-					   &error_local);
-	if (launch != NULL)
-		return launch;
-	if (g_error_matches(error_local, ESD_SANDBOX_ERROR, ESD_SANDBOX_ERROR_UNAVAILABLE)) {
-		g_propagate_error(error, g_steal_pointer(&error_local));
+	erpc_sandbox_command_set_cwd(command, "/");
+	if (!esd_fs_sandbox_pipe(command, 0, &pump->in_fd, &error_local) ||
+	    !esd_fs_sandbox_pipe(command, 1, &pump->out_fd, &error_local) ||
+	    !esd_fs_sandbox_pipe(command, 2, &pump->err_fd, &error_local)) {
+		g_set_error(error,
+			    ERPC_SANDBOX_ERROR,
+			    ERPC_SANDBOX_ERROR_PREPARATION,
+			    "cannot start bwrap: %s",
+			    error_local->message);
 		return NULL;
 	}
-	g_set_error(error,
-		    ESD_FS_SANDBOX_PREPARATION_ERROR,
-		    0,
-		    "cannot prepare the sandbox: %s",
-		    error_local->message);
-	return NULL;
+	if (handoff_fd >= 0) {
+		gint dup_fd = fcntl(handoff_fd, F_DUPFD_CLOEXEC, 3);
+		if (dup_fd < 0) {
+			esd_fs_set_errno(error, errno);
+			return NULL;
+		}
+		erpc_sandbox_command_take_fd(command, dup_fd, handoff_fd);
+	}
+	return erpc_sandbox_spawn(service, policy, command, error);
 }
 
-/* bwrap, user namespaces and the helper: %ESD_SANDBOX_ERROR_UNAVAILABLE if one is missing */
+/* the helper: %ERPC_SANDBOX_ERROR_UNAVAILABLE if it is missing (the service checks bwrap) */
 static gboolean
 esd_fs_sandbox_check_available(GError **error)
 {
 	const gchar *helper = esd_fs_sandbox_helper_path();
 
-	if (!esd_bwrap_available(error))
-		return FALSE;
 	if (!g_path_is_absolute(helper) || !g_file_test(helper, G_FILE_TEST_IS_EXECUTABLE)) {
 		g_message("the sandboxed file system helper %s is missing", helper);
 		g_set_error_literal(error,
-				    ESD_SANDBOX_ERROR,
-				    ESD_SANDBOX_ERROR_UNAVAILABLE,
+				    ERPC_SANDBOX_ERROR,
+				    ERPC_SANDBOX_ERROR_UNAVAILABLE,
 				    "the requested sandbox is unavailable on this executor: "
 				    "the sandboxed file system helper is missing");
 		return FALSE;
@@ -426,7 +384,8 @@ esd_fs_sandbox_check_available(GError **error)
 
 /**
  * esd_fs_sandbox_exec:
- * @policy: a restricted policy
+ * @service: the host's sandbox
+ * @policy: a policy of @service with a restricted file system
  * @request: (element-type GBytes): the request, written to the helper's stdin
  * @handoff_fd: the helper's end of a socketpair for a handle, or -1
  * @answer: fed with what the helper writes on its stdout
@@ -434,58 +393,41 @@ esd_fs_sandbox_check_available(GError **error)
  * @error: return location for a #GError, or %NULL
  *
  * Runs the helper once and waits for it. Fails closed: without bwrap, user
- * namespaces or the helper it fails with %ESD_SANDBOX_ERROR_UNAVAILABLE,
+ * namespaces or the helper it fails with %ERPC_SANDBOX_ERROR_UNAVAILABLE,
  * when the seccomp filter or bwrap's mounts cannot be set up with
- * %ESD_FS_SANDBOX_PREPARATION_ERROR, and never runs anything unsandboxed.
+ * %ERPC_SANDBOX_ERROR_PREPARATION, and never runs anything unsandboxed.
  *
  * Returns: %TRUE if the helper exited normally after writing its answer
  */
 gboolean
-esd_fs_sandbox_exec(const EsdSandboxPolicy *policy,
+esd_fs_sandbox_exec(ErpcSandbox *service,
+		    ErpcSandboxPolicy *policy,
 		    GPtrArray *request,
 		    gint handoff_fd,
 		    EsdFsAnswer *answer,
 		    GCancellable *cancellable,
 		    GError **error)
 {
-	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	g_autoptr(ErpcSandboxChild) child = NULL;
 	g_autoptr(GError) error_local = NULL;
 	g_autoptr(GString) stderr_text = g_string_new(NULL);
 	EsdFsPump pump = {-1, -1, -1, request, 0, 0, answer, stderr_text};
-	EsdSeccompFlags flags = ESD_SECCOMP_FLAG_NONE;
-	gint seccomp_fd;
 	gboolean pumped;
-	GPid pid = 0;
-	gint status;
+	gint status = -1;
 
 	if (!esd_fs_sandbox_check_available(error))
 		return FALSE;
-	if (policy->network == ESD_SANDBOX_NETWORK_RESTRICTED)
-		flags |= ESD_SECCOMP_NETWORK_RESTRICTED;
-	seccomp_fd = esd_seccomp_build_fd(flags, &error_local);
-	if (seccomp_fd < 0) {
-		g_set_error(error,
-			    ESD_FS_SANDBOX_PREPARATION_ERROR,
-			    0,
-			    "cannot build the seccomp filter: %s",
-			    error_local->message);
+	child = esd_fs_sandbox_spawn(service, policy, handoff_fd, &pump, error);
+	if (child == NULL) {
+		esd_fs_pump_clear(&pump);
 		return FALSE;
 	}
-	launch = esd_fs_sandbox_launch(policy, seccomp_fd, handoff_fd, error);
-	if (launch == NULL || !esd_fs_sandbox_spawn(launch, handoff_fd, &pid, &pump, error)) {
-		close(seccomp_fd);
-		if (launch != NULL)
-			esd_bwrap_launch_cleanup(launch);
-		return FALSE;
-	}
-	close(seccomp_fd);
 	pumped = esd_fs_pump_run(&pump, cancellable, &error_local);
 	if (!pumped)
-		kill(pid, SIGKILL);
+		erpc_sandbox_child_kill(child);
 	esd_fs_pump_clear(&pump);
-	status = esd_fs_sandbox_waitpid(pid);
-	g_spawn_close_pid(pid);
-	esd_bwrap_launch_cleanup(launch);
+	if (!erpc_sandbox_child_wait(child, NULL, &status, NULL))
+		status = -1;
 	if (!pumped) {
 		g_propagate_error(error, g_steal_pointer(&error_local));
 		return FALSE;

@@ -14,12 +14,11 @@
  * An fs request with a restricted file system (PROTOCOL.md §6.4: "FS
  * operations run inside a sandboxed helper process") is evaluated by
  * esd-fs-helper inside the sandbox a process with the same policy would get
- * (esd-fs-sandbox-exec.c). The request goes to the helper as received, less
- * its `sandbox` member, after the daemon checked its params as for a direct
- * run; the helper runs it with the same method table and code as the daemon
- * and its answer is passed on unchanged: a result as written, an error with
- * its code, message and data. So a sandboxed request gives exactly the
- * answer a direct one would give on the file system the sandbox shows.
+ * (esd-fs-sandbox-exec.c, through the host's sandbox service). The request goes to the helper as
+ * received, less its `sandbox` member, after the daemon checked its params as for a direct run; the
+ * helper runs it with the same method table and code as the daemon and its answer is passed on
+ * unchanged: a result as written, an error with its code, message and data. So a sandboxed request
+ * gives exactly the answer a direct one would give on the file system the sandbox shows.
  *
  * fs/open is the exception that leaves something behind: the helper opens
  * the file (or creates the staging file of a replacement) inside the
@@ -32,7 +31,8 @@
 
 typedef struct {
 	ErpcCall *call;
-	EsdSandboxPolicy *policy;
+	ErpcSandbox *service;
+	ErpcSandboxPolicy *policy;
 	GPtrArray *request; /* of GBytes */
 	EsdFsAnswer *answer;
 	EsdFsSandboxAdoptFunc adopt;
@@ -47,30 +47,14 @@ esd_fs_sandbox_job_free(gpointer data)
 	EsdFsSandboxJob *job = data;
 
 	g_object_unref(job->call);
-	esd_sandbox_policy_free(job->policy);
+	g_object_unref(job->service);
+	erpc_sandbox_policy_unref(job->policy);
 	g_ptr_array_unref(job->request);
 	esd_fs_answer_free(job->answer);
 	esd_fs_close_fdp(&job->handoff[0]);
 	esd_fs_close_fdp(&job->handoff[1]);
 	g_clear_object(&job->handle);
 	g_free(job);
-}
-
-/**
- * esd_fs_sandbox_return_error:
- * @call: a call
- * @error: the error
- * @kind: the `kind` of its `data`, e.g. `sandboxUnavailable`
- */
-void
-esd_fs_sandbox_return_error(ErpcCall *call, const GError *error, const gchar *kind)
-{
-	g_autoptr(JsonNode) data = json_node_new(JSON_NODE_OBJECT);
-	JsonObject *obj = json_object_new();
-
-	json_object_set_string_member(obj, "kind", kind);
-	json_node_take_object(data, obj);
-	erpc_call_return_error_full(call, error, g_steal_pointer(&data));
 }
 
 /* whether @text can go into a JSON string as it is */
@@ -145,7 +129,8 @@ esd_fs_sandbox_thread(GTask *task,
 	EsdFsSandboxJob *job = task_data;
 	GError *error = NULL;
 
-	if (!esd_fs_sandbox_exec(job->policy,
+	if (!esd_fs_sandbox_exec(job->service,
+				 job->policy,
 				 job->request,
 				 job->handoff[1],
 				 job->answer,
@@ -171,25 +156,17 @@ esd_fs_sandbox_thread(GTask *task,
 	g_task_return_boolean(task, TRUE);
 }
 
-/* a failure to run the helper at all, with the `kind` its answer needs; @error is changed */
+/* a failure to run the helper at all, answered with the `kind` it needs */
 static void
-esd_fs_sandbox_return_failure(ErpcCall *call, GError *error)
+esd_fs_sandbox_return_failure(ErpcCall *call, const GError *error)
 {
-	if (esd_sandbox_error_convert(&error)) {
+	if (g_error_matches(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_UNAVAILABLE))
 		g_info("%s: sandboxed request refused: %s",
 		       erpc_call_get_method(call),
 		       error->message);
-		esd_fs_sandbox_return_error(call, error, "sandboxUnavailable");
-		return;
-	}
-	if (error->domain == ESD_FS_SANDBOX_PREPARATION_ERROR) {
+	else if (g_error_matches(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_PREPARATION))
 		g_message("%s: %s", erpc_call_get_method(call), error->message);
-		error->domain = ERPC_ERROR;
-		error->code = ERPC_ERROR_INTERNAL;
-		esd_fs_sandbox_return_error(call, error, "sandboxPreparation");
-		return;
-	}
-	erpc_call_return_error(call, error);
+	erpc_call_return_sandbox_error(call, error);
 }
 
 static void
@@ -222,22 +199,12 @@ esd_fs_sandbox_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_
 	erpc_call_result_end(call, esd_fs_answer_steal_result(job->answer));
 }
 
-/* the policy with the daemon's defaults for what the request leaves out */
-static EsdSandboxPolicy *
-esd_fs_sandbox_policy_new(JsonObject *sandbox, GError **error)
-{
-	g_autofree gchar *cwd = g_get_current_dir();
-	const gchar *tmpdirs[] = {g_get_tmp_dir(), NULL};
-	EsdSandboxDefaults defaults = {cwd, g_get_home_dir(), tmpdirs};
-
-	return esd_sandbox_policy_new_from_json(sandbox, &defaults, error);
-}
-
 /**
  * esd_fs_sandbox_run:
  * @call: the request, answered by this function or later
+ * @service: the host's sandbox
+ * @policy: the policy of its `sandbox`, with a restricted file system
  * @params: its params, already checked as for a direct run
- * @sandbox: its `sandbox`, checked and with a restricted file system
  * @blob: (nullable): a large member to pass on from the received frame
  * @adopt: (nullable): for fs/open: takes the handle the helper opened, on
  *   the main thread, before the call is answered
@@ -249,24 +216,20 @@ esd_fs_sandbox_policy_new(JsonObject *sandbox, GError **error)
  */
 void
 esd_fs_sandbox_run(ErpcCall *call,
+		   ErpcSandbox *service,
+		   ErpcSandboxPolicy *policy,
 		   JsonObject *params,
-		   JsonObject *sandbox,
 		   const EsdFsSandboxBlob *blob,
 		   EsdFsSandboxAdoptFunc adopt)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GTask) task = NULL;
 	EsdFsSandboxJob *job;
-	EsdSandboxPolicy *policy;
 
-	policy = esd_fs_sandbox_policy_new(sandbox, &error);
-	if (policy == NULL) {
-		esd_fs_sandbox_return_failure(call, error);
-		return;
-	}
 	job = g_new0(EsdFsSandboxJob, 1);
 	job->call = g_object_ref(call);
-	job->policy = policy;
+	job->service = g_object_ref(service);
+	job->policy = erpc_sandbox_policy_ref(policy);
 	job->request = esd_fs_sandbox_request_new(call, params, blob);
 	job->answer = esd_fs_answer_new(call);
 	job->adopt = adopt;

@@ -26,11 +26,10 @@ typedef gboolean (*EsdFsSandboxAdoptFunc)(ErpcCall *call, EsdFsHandle *handle, G
 
 void
 esd_fs_sandbox_run(ErpcCall *call,
+		   ErpcSandbox *service,
+		   ErpcSandboxPolicy *policy,
 		   JsonObject *params,
-		   JsonObject *sandbox,
 		   const EsdFsSandboxBlob *blob,
 		   EsdFsSandboxAdoptFunc adopt);
-void
-esd_fs_sandbox_return_error(ErpcCall *call, const GError *error, const gchar *kind);
 
 G_END_DECLS

@@ -73,12 +73,10 @@ typedef struct {
 } EsdPlan;
 
 /*
- * Synthetic mount targets are counted per process, not per copy of this
- * library: the daemon and the fs-local plugin each link one, and a mask
- * the process sandbox still relies on must not be removed when an fs
- * sandbox on the same root ends. The first copy to load publishes the
- * registry under a quark (process-global); the others find it. Copies load
- * in the main thread, one after the other, so publishing needs no lock.
+ * Synthetic mount targets are counted per process: a mask a running sandbox
+ * still relies on must not be removed when another sandbox on the same root
+ * ends. The daemon links this library once; fs sandboxes reach it through
+ * the host's sandbox service (server/esd-sandbox-host.c).
  */
 typedef struct {
 	GMutex lock;
@@ -86,22 +84,14 @@ typedef struct {
 	GPtrArray *hidden; /* of gchar*: esd_sandbox_hide_path() */
 } EsdSyntheticRegistry;
 
-static EsdSyntheticRegistry *esd_synthetic = NULL;
+static EsdSyntheticRegistry esd_synthetic_registry;
+static EsdSyntheticRegistry *const esd_synthetic = &esd_synthetic_registry;
 
 __attribute__((constructor)) static void
 esd_synthetic_init(void)
 {
-	GQuark quark = g_quark_from_static_string("esd-sandbox-synthetic-targets");
-	gpointer location = GUINT_TO_POINTER(quark);
-
-	esd_synthetic = g_dataset_id_get_data(location, quark);
-	if (esd_synthetic != NULL)
-		return;
-	esd_synthetic = g_new0(EsdSyntheticRegistry, 1);
-	g_mutex_init(&esd_synthetic->lock);
 	esd_synthetic->refs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	esd_synthetic->hidden = g_ptr_array_new_with_free_func(g_free);
-	g_dataset_id_set_data(location, quark, esd_synthetic);
 }
 
 /**

@@ -6,10 +6,12 @@
 #include <string.h>
 
 /*
- * What the built plugin modules contain and import, read with nm: no plugin
- * carries a copy of the daemon's sandbox, and none links against what only
- * the daemon may call (the *_PRIVATE version nodes of the libraries).
- * The modules are the arguments, from tests/plugins/meson.build.
+ * What the built plugin modules (and the programs plugins run, such as
+ * esd-fs-helper) contain and import, read with nm: no plugin carries a copy
+ * of the daemon's sandbox, which the daemon alone links (plugins reach it
+ * as a host service, erpc_context_get_sandbox()), and none links against
+ * what only the daemon may call (the *_PRIVATE version nodes of the
+ * libraries). The modules are the arguments, from tests/plugins/meson.build.
  */
 
 static const gchar *const sandbox_prefixes[] = {"esd_bwrap_",
@@ -17,13 +19,6 @@ static const gchar *const sandbox_prefixes[] = {"esd_bwrap_",
 						"esd_sandbox_",
 						"esd_landlock_",
 						NULL};
-
-/*
- * Plugins that still link a static copy of server/sandbox, until the sandbox
- * is a host service of libexecrpc-plugin (plugins/fs-local/meson.build).
- * The test fails when one of them no longer needs to be here.
- */
-static const gchar *const sandbox_exceptions[] = {"fs-local", NULL};
 
 static GPtrArray *modules = NULL;
 
@@ -101,7 +96,6 @@ test_plugin_symbols_no_sandbox(void)
 		g_autofree gchar *name = plugin_name(path);
 		g_auto(GStrv) lines = run_nm(args, path);
 		g_autoptr(GString) found = g_string_new(NULL);
-		gboolean excepted = g_strv_contains(sandbox_exceptions, name);
 		guint n_found = 0;
 		guint n_local = 0;
 
@@ -121,20 +115,38 @@ test_plugin_symbols_no_sandbox(void)
 			g_test_fail_printf("%s has no local symbols: stripped?", path);
 			continue;
 		}
-		g_test_message("%s: %u sandbox symbols%s",
-			       name,
-			       n_found,
-			       excepted ? " (the documented exception)" : "");
-		if (!excepted && n_found > 0)
+		g_test_message("%s: %u sandbox symbols", name, n_found);
+		if (n_found > 0)
 			g_test_fail_printf("plugin %s contains %u symbols of the sandbox:%s",
 					   name,
 					   n_found,
 					   found->str);
-		if (excepted && n_found == 0)
-			g_test_fail_printf("plugin %s no longer contains the sandbox: remove it "
-					   "from sandbox_exceptions",
-					   name);
 	}
+}
+
+/* the other half of "once": the daemon has the sandbox, so nm does see it */
+static void
+test_plugin_symbols_daemon_has_sandbox(void)
+{
+	const gchar *const args[] = {"--defined-only", NULL};
+	const gchar *daemon = g_getenv("ESD_TEST_DAEMON");
+	g_auto(GStrv) lines = NULL;
+	guint n_found = 0;
+
+	if (daemon == NULL) {
+		g_test_skip("ESD_TEST_DAEMON is not set");
+		return;
+	}
+	lines = run_nm(args, daemon);
+	if (lines == NULL)
+		return;
+	for (guint j = 0; lines[j] != NULL; j++) {
+		if (is_sandbox_symbol(symbol_of(lines[j])))
+			n_found++;
+	}
+	g_test_message("%s: %u sandbox symbols", daemon, n_found);
+	if (n_found == 0)
+		g_test_fail_printf("%s contains no sandbox symbols: nm sees nothing", daemon);
 }
 
 static void
@@ -179,6 +191,8 @@ main(int argc, char **argv)
 	modules = paths;
 
 	g_test_add_func("/execserverd/plugins/symbols/no-sandbox", test_plugin_symbols_no_sandbox);
+	g_test_add_func("/execserverd/plugins/symbols/daemon-has-sandbox",
+			test_plugin_symbols_daemon_has_sandbox);
 	g_test_add_func("/execserverd/plugins/symbols/no-private-imports",
 			test_plugin_symbols_no_private_imports);
 	ret = g_test_run();
