@@ -189,15 +189,29 @@ esd_process_notify(EsdProcess *self, GString *message)
 	erpc_connection_send(connection, bytes);
 }
 
+/* `{"method":METHOD,"params":{"processId":ID`: the caller writes the rest and closes both */
 static GString *
-esd_process_notification_start(EsdProcess *self, const gchar *method, gsize hint)
+esd_process_notification_start(EsdProcess *self,
+			       const gchar *method,
+			       gsize hint,
+			       ErpcJsonWriter *writer)
 {
 	GString *out = g_string_sized_new(96 + hint);
-	g_string_append(out, "{\"method\":\"");
-	g_string_append(out, method);
-	g_string_append(out, "\",\"params\":{\"processId\":");
-	erpc_json_append_string(out, self->id, -1);
+
+	erpc_json_writer_init(writer, out);
+	erpc_json_writer_begin_object(writer);
+	erpc_json_writer_member_string(writer, "method", method);
+	erpc_json_writer_member(writer, "params");
+	erpc_json_writer_begin_object(writer);
+	erpc_json_writer_member_string(writer, "processId", self->id);
 	return out;
+}
+
+static void
+esd_process_notification_end(ErpcJsonWriter *writer)
+{
+	erpc_json_writer_end_object(writer);
+	erpc_json_writer_end_object(writer);
 }
 
 /* old output goes first, so that the newest stays readable */
@@ -220,6 +234,7 @@ static void
 esd_process_emit_output(EsdProcess *self, EsdStream stream, guint8 *data, gsize len)
 {
 	EsdChunk *chunk = g_new0(EsdChunk, 1);
+	ErpcJsonWriter writer;
 	GString *message;
 
 	chunk->seq = self->next_seq++;
@@ -227,14 +242,15 @@ esd_process_emit_output(EsdProcess *self, EsdStream stream, guint8 *data, gsize 
 	chunk->data = g_bytes_new_take(g_realloc(data, len), len);
 	data = (guint8 *)g_bytes_get_data(chunk->data, NULL);
 	if (esd_process_sink(self) != NULL) {
-		message = esd_process_notification_start(self, "process/output", len / 3 * 4 + 4);
-		g_string_append_printf(message,
-				       ",\"seq\":%" G_GUINT64_FORMAT
-				       ",\"stream\":\"%s\",\"chunk\":\"",
-				       chunk->seq,
-				       esd_stream_names[stream]);
-		erpc_base64_append(message, data, len);
-		g_string_append(message, "\"}}");
+		message = esd_process_notification_start(self,
+							 "process/output",
+							 len / 3 * 4 + 4,
+							 &writer);
+		erpc_json_writer_member_uint(&writer, "seq", chunk->seq);
+		erpc_json_writer_member_string(&writer, "stream", esd_stream_names[stream]);
+		erpc_json_writer_member(&writer, "chunk");
+		erpc_json_writer_base64(&writer, data, len);
+		esd_process_notification_end(&writer);
 		esd_process_notify(self, message);
 	}
 	esd_process_retain(self, chunk);
@@ -417,6 +433,7 @@ esd_process_reader_start(EsdReader *reader)
 static void
 esd_process_maybe_close(EsdProcess *self)
 {
+	ErpcJsonWriter writer;
 	GString *message;
 
 	if (self->closed || !self->exited)
@@ -427,8 +444,9 @@ esd_process_maybe_close(EsdProcess *self)
 	}
 	self->closed = TRUE;
 	self->closed_seq = self->next_seq++;
-	message = esd_process_notification_start(self, "process/closed", 0);
-	g_string_append_printf(message, ",\"seq\":%" G_GUINT64_FORMAT "}}", self->closed_seq);
+	message = esd_process_notification_start(self, "process/closed", 0, &writer);
+	erpc_json_writer_member_uint(&writer, "seq", self->closed_seq);
+	esd_process_notification_end(&writer);
 	esd_process_notify(self, message);
 	esd_process_wake_waiters(self);
 	g_signal_emit(self, esd_process_signals[SIGNAL_CLOSED], 0);
@@ -490,6 +508,7 @@ esd_process_set_sandbox(EsdProcess *self, gpointer data, GDestroyNotify release)
 static void
 esd_process_set_exited(EsdProcess *self, gint exit_code)
 {
+	ErpcJsonWriter writer;
 	GString *message;
 
 	if (self->exited)
@@ -507,13 +526,11 @@ esd_process_set_exited(EsdProcess *self, gint exit_code)
 	self->sandbox_denied =
 	    self->sandboxed && exit_code != 0 && esd_process_output_looks_denied(self);
 	esd_process_release_sandbox(self);
-	message = esd_process_notification_start(self, "process/exited", 0);
-	g_string_append_printf(message,
-			       ",\"seq\":%" G_GUINT64_FORMAT
-			       ",\"exitCode\":%d,\"sandboxDenied\":%s}}",
-			       self->exit_seq,
-			       exit_code,
-			       self->sandbox_denied ? "true" : "false");
+	message = esd_process_notification_start(self, "process/exited", 0, &writer);
+	erpc_json_writer_member_uint(&writer, "seq", self->exit_seq);
+	erpc_json_writer_member_int(&writer, "exitCode", exit_code);
+	erpc_json_writer_member_boolean(&writer, "sandboxDenied", self->sandbox_denied);
+	esd_process_notification_end(&writer);
 	esd_process_notify(self, message);
 	esd_process_wake_waiters(self);
 	if (!self->tty)
@@ -698,12 +715,16 @@ esd_process_answer_read(EsdProcess *self,
 			guint64 max_bytes)
 {
 	g_autoptr(GString) out = g_string_sized_new(256);
+	ErpcJsonWriter writer;
 	guint64 total = 0;
 	guint64 last_seq = 0;
 	gboolean first = TRUE;
 	guint64 next_seq;
 
-	g_string_append(out, "{\"chunks\":[");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "chunks");
+	erpc_json_writer_begin_array(&writer);
 	for (GList *l = self->chunks.head; l != NULL; l = l->next) {
 		EsdChunk *chunk = l->data;
 		gsize len = 0;
@@ -715,14 +736,12 @@ esd_process_answer_read(EsdProcess *self,
 		/* at least one chunk, never split */
 		if (has_max_bytes && !first && total + len > max_bytes)
 			break;
-		g_string_append_printf(out,
-				       "%s{\"seq\":%" G_GUINT64_FORMAT
-				       ",\"stream\":\"%s\",\"chunk\":\"",
-				       first ? "" : ",",
-				       chunk->seq,
-				       esd_stream_names[chunk->stream]);
-		erpc_base64_append(out, data, len);
-		g_string_append(out, "\"}");
+		erpc_json_writer_begin_object(&writer);
+		erpc_json_writer_member_uint(&writer, "seq", chunk->seq);
+		erpc_json_writer_member_string(&writer, "stream", esd_stream_names[chunk->stream]);
+		erpc_json_writer_member(&writer, "chunk");
+		erpc_json_writer_base64(&writer, data, len);
+		erpc_json_writer_end_object(&writer);
 		total += len;
 		last_seq = chunk->seq;
 		first = FALSE;
@@ -730,18 +749,19 @@ esd_process_answer_read(EsdProcess *self,
 			break;
 	}
 	next_seq = has_max_bytes && last_seq > 0 ? last_seq + 1 : self->next_seq;
-	g_string_append_printf(out,
-			       "],\"nextSeq\":%" G_GUINT64_FORMAT ",\"exited\":%s,\"exitCode\":",
-			       next_seq,
-			       self->exited ? "true" : "false");
+	erpc_json_writer_end_array(&writer);
+	erpc_json_writer_member_uint(&writer, "nextSeq", next_seq);
+	erpc_json_writer_member_boolean(&writer, "exited", self->exited);
+	erpc_json_writer_member(&writer, "exitCode");
 	if (self->exited)
-		g_string_append_printf(out, "%d", self->exit_code);
+		erpc_json_writer_int(&writer, self->exit_code);
 	else
-		g_string_append(out, "null");
-	g_string_append_printf(out,
-			       ",\"closed\":%s,\"failure\":null,\"sandboxDenied\":%s}",
-			       self->closed ? "true" : "false",
-			       self->sandbox_denied ? "true" : "false");
+		erpc_json_writer_null(&writer);
+	erpc_json_writer_member_boolean(&writer, "closed", self->closed);
+	erpc_json_writer_member(&writer, "failure");
+	erpc_json_writer_null(&writer);
+	erpc_json_writer_member_boolean(&writer, "sandboxDenied", self->sandbox_denied);
+	erpc_json_writer_end_object(&writer);
 	erpc_call_return_raw(call, out->str);
 }
 
