@@ -2,8 +2,6 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include "esd-fs-connection-state.h"
 #include "esd-fs-watch.h"
 
@@ -77,18 +75,22 @@ esd_fs_connection_state_clear_watch(EsdFsConnectionState *self)
 static void
 esd_fs_connection_state_fired_cb(EsdFsWatch *watch, EsdFsConnectionState *self)
 {
-	g_autofree gchar *text = NULL;
+	GString *text = g_string_sized_new(80);
 	g_autoptr(GBytes) message = NULL;
-	gsize len;
+	ErpcJsonWriter writer;
 
-	text = g_strdup_printf(
-	    "{\"method\":\"fs/missingChanged\",\"params\":{\"watchId\":%" G_GUINT64_FORMAT "}}",
-	    esd_fs_watch_get_id(watch));
+	erpc_json_writer_init(&writer, text);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "method", "fs/missingChanged");
+	erpc_json_writer_member(&writer, "params");
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_uint(&writer, "watchId", esd_fs_watch_get_id(watch));
+	erpc_json_writer_end_object(&writer);
+	erpc_json_writer_end_object(&writer);
 	g_debug("connection %" G_GUINT64_FORMAT ": watch %" G_GUINT64_FORMAT " fired",
 		erpc_connection_get_id(self->connection),
 		esd_fs_watch_get_id(watch));
-	len = strlen(text);
-	message = g_bytes_new_take(g_steal_pointer(&text), len);
+	message = g_string_free_to_bytes(text);
 	erpc_connection_send(self->connection, message);
 	/* one-shot */
 	esd_fs_connection_state_clear_watch(self);
