@@ -115,6 +115,9 @@ struct _EsdProcess {
 	gboolean exited;
 	gint exit_code;
 	guint64 exit_seq;
+	const gchar *failure_kind; /* static: the wire kind of a failed start */
+	const gchar *sandbox_type; /* static: what process/start reports */
+	EsdSession *session;	   /* not a reference: the session clears it as it lets go */
 	gboolean closed;
 	guint64 closed_seq;
 
@@ -144,6 +147,44 @@ const gchar *
 esd_process_get_id(EsdProcess *self)
 {
 	return self->id;
+}
+
+/* the session whose table holds @self, or %NULL once it has let go */
+void
+esd_process_set_session(EsdProcess *self, EsdSession *session)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	self->session = session;
+}
+
+EsdSession *
+esd_process_get_session(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), NULL);
+	return self->session;
+}
+
+/* why the start failed, as the error's data.kind: "spawnNotFound", ...; %NULL before */
+const gchar *
+esd_process_get_failure_kind(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), NULL);
+	return self->failure_kind;
+}
+
+/* @sandbox_type: a static string, the `sandboxType` of the process/start result */
+void
+esd_process_set_sandbox_type(EsdProcess *self, const gchar *sandbox_type)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	self->sandbox_type = sandbox_type;
+}
+
+const gchar *
+esd_process_get_sandbox_type(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), NULL);
+	return self->sandbox_type;
 }
 
 gboolean
@@ -550,13 +591,11 @@ esd_process_start_failed(EsdProcess *self, gint kind_errno, EsdSpawnReport type)
 		    "%s (os error %d)",
 		    g_strerror(kind_errno),
 		    kind_errno);
-	g_object_set_data(G_OBJECT(self),
-			  "esd-spawn-kind",
-			  (gpointer)(kind_errno == ENOENT ? "spawnNotFound"
-				     : (kind_errno == EACCES || kind_errno == EPERM) &&
-					     type != ESD_SPAWN_REPORT_SETUP_FAILED
-					 ? "spawnPermissionDenied"
-					 : "spawnFailed"));
+	self->failure_kind =
+	    kind_errno == ENOENT ? "spawnNotFound"
+	    : (kind_errno == EACCES || kind_errno == EPERM) && type != ESD_SPAWN_REPORT_SETUP_FAILED
+		? "spawnPermissionDenied"
+		: "spawnFailed";
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, error);
 }
 
@@ -1049,6 +1088,7 @@ static void
 esd_process_init(EsdProcess *self)
 {
 	self->next_seq = 1;
+	self->sandbox_type = "none";
 	self->report_fd = -1;
 	self->stdin_fd = -1;
 	self->readers[0].fd = self->readers[1].fd = -1;
