@@ -8,12 +8,13 @@
 /**
  * EsdFsConnectionState:
  *
- * What the plugin keeps per connection, attached to the #ErpcConnection
+ * What the plugin keeps per connection, in its slot of the #ErpcConnection
  * and dropped when it closes: the open file handles and the missing-path
  * watch with its generation. Nothing of it survives a session resume.
  */
 
-#define ESD_FS_CONNECTION_STATE_KEY "esd-fs-local-state"
+/* the slot is keyed by this type, which only this plugin has */
+#define ESD_FS_CONNECTION_STATE_KEY GSIZE_TO_POINTER(ESD_TYPE_FS_CONNECTION_STATE)
 
 struct _EsdFsConnectionState {
 	GObject parent_instance;
@@ -37,15 +38,15 @@ esd_fs_connection_state_get(ErpcConnection *connection)
 {
 	EsdFsConnectionState *self;
 
-	self = g_object_get_data(G_OBJECT(connection), ESD_FS_CONNECTION_STATE_KEY);
+	self = erpc_connection_get_plugin_state(connection, ESD_FS_CONNECTION_STATE_KEY);
 	if (self != NULL)
 		return self;
 	self = g_object_new(ESD_TYPE_FS_CONNECTION_STATE, NULL);
 	self->connection = connection;
-	g_object_set_data_full(G_OBJECT(connection),
-			       ESD_FS_CONNECTION_STATE_KEY,
-			       self,
-			       g_object_unref);
+	erpc_connection_set_plugin_state(connection,
+					 ESD_FS_CONNECTION_STATE_KEY,
+					 self,
+					 g_object_unref);
 	return self;
 }
 
@@ -53,7 +54,7 @@ esd_fs_connection_state_get(ErpcConnection *connection)
 void
 esd_fs_connection_state_drop(ErpcConnection *connection)
 {
-	g_object_set_data(G_OBJECT(connection), ESD_FS_CONNECTION_STATE_KEY, NULL);
+	erpc_connection_set_plugin_state(connection, ESD_FS_CONNECTION_STATE_KEY, NULL, NULL);
 }
 
 EsdFsHandleTable *
