@@ -4,6 +4,7 @@
 
 #include "erpc-call-private.h"
 #include "erpc-error.h"
+#include "erpc-json-writer.h"
 #include "erpc-json.h"
 #include "erpc-message-private.h"
 
@@ -259,6 +260,19 @@ erpc_call_return(ErpcCall *self, JsonNode *result)
 	erpc_call_finish(self, message);
 }
 
+/* the start of the envelope, `{"id":ID,"result":`, that the result and `}` complete */
+static void
+erpc_call_append_result_head(ErpcCall *self, GString *out)
+{
+	ErpcJsonWriter writer;
+
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "id");
+	erpc_json_writer_node(&writer, erpc_call_get_id(self));
+	erpc_json_writer_member(&writer, "result");
+}
+
 /**
  * erpc_call_return_raw:
  * @self: a #ErpcCall
@@ -276,9 +290,7 @@ erpc_call_return_raw(ErpcCall *self, const gchar *result_json)
 
 	g_return_if_fail(ERPC_IS_CALL(self));
 	out = g_string_sized_new(32 + strlen(result_json));
-	g_string_append(out, "{\"id\":");
-	erpc_id_append(out, erpc_call_get_id(self));
-	g_string_append(out, ",\"result\":");
+	erpc_call_append_result_head(self, out);
 	g_string_append(out, result_json);
 	g_string_append_c(out, '}');
 	message = g_string_free_to_bytes(out);
@@ -305,9 +317,7 @@ erpc_call_result_begin(ErpcCall *self, gsize size_hint)
 
 	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
 	out = g_string_sized_new(size_hint + 64);
-	g_string_append(out, "{\"id\":");
-	erpc_id_append(out, erpc_call_get_id(self));
-	g_string_append(out, ",\"result\":");
+	erpc_call_append_result_head(self, out);
 	return out;
 }
 
@@ -467,13 +477,12 @@ erpc_call_result_string_new(gsize size_hint)
 void
 erpc_call_return_gstring(ErpcCall *self, GString *result)
 {
-	g_autoptr(GString) prefix = g_string_new("{\"id\":");
+	g_autoptr(GString) prefix = g_string_sized_new(32);
 	g_autoptr(GBytes) message = NULL;
 
 	g_return_if_fail(ERPC_IS_CALL(self));
 	g_return_if_fail(result != NULL);
-	erpc_id_append(prefix, erpc_call_get_id(self));
-	g_string_append(prefix, ",\"result\":");
+	erpc_call_append_result_head(self, prefix);
 	g_string_prepend_len(result, prefix->str, (gssize)prefix->len);
 	g_string_append_c(result, '}');
 	if (result->allocated_len >= ERPC_CALL_POOL_MIN) {

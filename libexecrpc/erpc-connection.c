@@ -15,8 +15,8 @@
  * as #ErpcConnection::malformed when they are not a valid message. What a
  * message means is up to the owner (the daemon's dispatcher, or a client).
  *
- * Plugins keep per-connection state with g_object_set_data_full() and drop
- * it in their `connection_closed` vfunc.
+ * Plugins keep per-connection state in a slot of their own, see
+ * erpc_connection_set_plugin_state().
  *
  * Since: 0.1
  */
@@ -32,7 +32,14 @@ struct _ErpcConnection {
 	guint64 max_queued_bytes; /* 0: no limit */
 	guint drop_id;		  /* the close of a peer that stopped reading, scheduled */
 	JsonNode *refused_id;	  /* while ::malformed runs: the id of the request refused */
+	GArray *slots;		  /* of ErpcConnectionSlot: what plugins keep here */
 };
+
+typedef struct {
+	gconstpointer key;
+	gpointer state;
+	GDestroyNotify destroy;
+} ErpcConnectionSlot;
 
 G_DEFINE_TYPE(ErpcConnection, erpc_connection, G_TYPE_OBJECT)
 
@@ -86,6 +93,19 @@ erpc_connection_frame_error_cb(ErpcTransport *transport, const GError *error, Er
 	g_signal_emit(self, erpc_connection_signals[SIGNAL_MALFORMED], 0, error);
 }
 
+/* destroys every slot; a destroy function may set a slot again, which the next clear frees */
+static void
+erpc_connection_clear_plugin_states(ErpcConnection *self)
+{
+	g_autoptr(GArray) slots = g_steal_pointer(&self->slots);
+
+	for (guint i = 0; slots != NULL && i < slots->len; i++) {
+		ErpcConnectionSlot *slot = &g_array_index(slots, ErpcConnectionSlot, i);
+		if (slot->destroy != NULL)
+			slot->destroy(slot->state);
+	}
+}
+
 static void
 erpc_connection_closed_cb(ErpcTransport *transport, const GError *error, ErpcConnection *self)
 {
@@ -98,7 +118,11 @@ erpc_connection_closed_cb(ErpcTransport *transport, const GError *error, ErpcCon
 		error != NULL ? ": " : "",
 		error != NULL ? error->message : "");
 	g_cancellable_cancel(self->cancellable);
+	g_object_ref(self);
 	g_signal_emit(self, erpc_connection_signals[SIGNAL_CLOSED], 0);
+	/* every handler of ::closed, a plugin's connection_closed too, has seen its state */
+	erpc_connection_clear_plugin_states(self);
+	g_object_unref(self);
 }
 
 /**
@@ -283,6 +307,95 @@ erpc_connection_send_parse_error(ErpcConnection *self, const GError *error)
 	erpc_connection_send(self, message);
 }
 
+static ErpcConnectionSlot *
+erpc_connection_find_slot(ErpcConnection *self, gconstpointer key, guint *index)
+{
+	for (guint i = 0; self->slots != NULL && i < self->slots->len; i++) {
+		ErpcConnectionSlot *slot = &g_array_index(self->slots, ErpcConnectionSlot, i);
+		if (slot->key == key) {
+			if (index != NULL)
+				*index = i;
+			return slot;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * erpc_connection_get_plugin_state:
+ * @self: a #ErpcConnection
+ * @key: what identifies the slot: the plugin instance, or a #GType or the
+ *   address of a static variable of the plugin's own
+ *
+ * Returns: (transfer none) (nullable): what was set for @key with
+ *   erpc_connection_set_plugin_state(), or %NULL
+ *
+ * Since: 0.2
+ */
+gpointer
+erpc_connection_get_plugin_state(ErpcConnection *self, gconstpointer key)
+{
+	ErpcConnectionSlot *slot;
+
+	g_return_val_if_fail(ERPC_IS_CONNECTION(self), NULL);
+	g_return_val_if_fail(key != NULL, NULL);
+	slot = erpc_connection_find_slot(self, key, NULL);
+	return slot != NULL ? slot->state : NULL;
+}
+
+/**
+ * erpc_connection_set_plugin_state:
+ * @self: a #ErpcConnection
+ * @key: what identifies the slot, see erpc_connection_get_plugin_state()
+ * @state: (nullable) (transfer full): the state; %NULL empties the slot
+ * @destroy: (nullable): frees @state
+ *
+ * Keeps what a plugin knows about this connection (open handles, watches)
+ * in a slot of its own. Slots are keyed by an address, not a name: a
+ * plugin that keys by its own instance, or by a type or a static variable
+ * of its own, cannot read or replace another plugin's slot by accident.
+ * What a slot held before is destroyed first.
+ *
+ * Every slot is destroyed once the connection has closed, right after
+ * #ErpcConnection::closed has been emitted (so after each plugin's
+ * `connection_closed`, which runs from that signal), and, for what was
+ * set after that, when the connection is disposed. Call from the thread
+ * that runs the connection.
+ *
+ * Since: 0.2
+ */
+void
+erpc_connection_set_plugin_state(ErpcConnection *self,
+				 gconstpointer key,
+				 gpointer state,
+				 GDestroyNotify destroy)
+{
+	ErpcConnectionSlot *slot;
+	ErpcConnectionSlot old = {0};
+	guint index = 0;
+
+	g_return_if_fail(ERPC_IS_CONNECTION(self));
+	g_return_if_fail(key != NULL);
+	slot = erpc_connection_find_slot(self, key, &index);
+	if (slot != NULL) {
+		old = *slot;
+		if (state != NULL) {
+			slot->state = state;
+			slot->destroy = destroy;
+		} else {
+			g_array_remove_index_fast(self->slots, index);
+		}
+	} else if (state != NULL) {
+		ErpcConnectionSlot added = {key, state, destroy};
+		if (self->slots == NULL)
+			self->slots = g_array_new(FALSE, FALSE, sizeof(ErpcConnectionSlot));
+		g_array_append_val(self->slots, added);
+	}
+	/* last: the destroy function may touch the slots */
+	if (old.destroy != NULL && old.state != state)
+		old.destroy(old.state);
+}
+
 /**
  * erpc_connection_close:
  * @self: a #ErpcConnection
@@ -305,6 +418,7 @@ erpc_connection_dispose(GObject *object)
 		g_signal_handlers_disconnect_by_data(self->transport, self);
 		g_clear_object(&self->transport);
 	}
+	erpc_connection_clear_plugin_states(self);
 	G_OBJECT_CLASS(erpc_connection_parent_class)->dispose(object);
 }
 
@@ -312,6 +426,8 @@ static void
 erpc_connection_finalize(GObject *object)
 {
 	ErpcConnection *self = ERPC_CONNECTION(object);
+	/* what a destroy function set again while the connection was disposed */
+	erpc_connection_clear_plugin_states(self);
 	g_object_unref(self->cancellable);
 	G_OBJECT_CLASS(erpc_connection_parent_class)->finalize(object);
 }

@@ -34,4 +34,12 @@ erpc_connection_send_parse_error(ErpcConnection *self, const GError *error);
 void
 erpc_connection_close(ErpcConnection *self, gboolean abort);
 
+gpointer
+erpc_connection_get_plugin_state(ErpcConnection *self, gconstpointer key);
+void
+erpc_connection_set_plugin_state(ErpcConnection *self,
+				 gconstpointer key,
+				 gpointer state,
+				 GDestroyNotify destroy);
+
 G_END_DECLS

@@ -5,6 +5,48 @@
 
 G_BEGIN_DECLS
 
+/* erpc-json-scan.c: the bounded pre-scan */
+
+/* strings at least this long are kept out of json-glib, which is slow on them */
+#define ERPC_JSON_BIG_STRING (256 * 1024)
+
+typedef struct {
+	gsize start; /* first byte after the opening quote, or of the number */
+	gsize len;
+	guint clamp; /* ERPC_JSON_SPAN_* */
+} ErpcJsonSpan;
+
+/* what a span stands for */
+enum {
+	ERPC_JSON_SPAN_STRING = 0, /* a big string, kept out of json-glib */
+	ERPC_JSON_SPAN_CLAMP = 1,  /* an unsigned integer beyond i64, read as G_MAXINT64 */
+	ERPC_JSON_SPAN_FLOAT = 2,  /* an integer beyond 64 bits, read as a float, as serde does */
+};
+
+/* what the scan found besides hard errors */
+typedef struct {
+	GArray *spans; /* big strings and wide numbers, when wanted */
+	gboolean want_spans;
+	gboolean want_big; /* big strings too */
+	GError *soft;	   /* the first problem inside a string: the message is still read */
+	gsize soft_pos;
+	gboolean rewrite; /* escaped NULs, soft problems or numbers beyond a double */
+} ErpcJsonScan;
+
+void
+_erpc_json_scan_clear(ErpcJsonScan *scan);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(ErpcJsonScan, _erpc_json_scan_clear)
+
+gboolean
+_erpc_json_scan(const gchar *data,
+		gsize len,
+		gsize max_size,
+		guint max_depth,
+		ErpcJsonScan *scan,
+		GError **error);
+
+/* erpc-json-parse.c */
 typedef struct _ErpcJsonBlobs ErpcJsonBlobs;
 
 JsonNode *

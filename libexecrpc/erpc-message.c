@@ -4,6 +4,7 @@
 
 #include "erpc-error.h"
 #include "erpc-json-private.h"
+#include "erpc-json-writer.h"
 #include "erpc-json.h"
 #include "erpc-message-private.h"
 #include "erpc-message.h"
@@ -546,11 +547,15 @@ GBytes *
 erpc_message_new_result(JsonNode *id, JsonNode *result)
 {
 	GString *out = g_string_sized_new(64);
-	g_string_append(out, "{\"id\":");
-	erpc_id_append(out, id);
-	g_string_append(out, ",\"result\":");
-	erpc_json_append_node(out, result);
-	g_string_append_c(out, '}');
+	ErpcJsonWriter writer;
+
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "id");
+	erpc_json_writer_node(&writer, id);
+	erpc_json_writer_member(&writer, "result");
+	erpc_json_writer_node(&writer, result);
+	erpc_json_writer_end_object(&writer);
 	return g_string_free_to_bytes(out);
 }
 
@@ -569,21 +574,26 @@ GBytes *
 erpc_message_new_error(JsonNode *id, gint code, const gchar *message, JsonNode *data)
 {
 	GString *out = g_string_sized_new(128);
+	ErpcJsonWriter writer;
+
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
 	/* member order as the reference writes it: code, data, message */
-	g_string_append_printf(out, "{\"error\":{\"code\":%d,", code);
+	erpc_json_writer_member(&writer, "error");
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_int(&writer, "code", code);
 	if (data != NULL) {
-		g_string_append(out, "\"data\":");
-		erpc_json_append_node(out, data);
-		g_string_append_c(out, ',');
+		erpc_json_writer_member(&writer, "data");
+		erpc_json_writer_node(&writer, data);
 	}
-	g_string_append(out, "\"message\":");
-	erpc_json_append_string(out, message, -1);
-	g_string_append(out, "},\"id\":");
+	erpc_json_writer_member_string(&writer, "message", message);
+	erpc_json_writer_end_object(&writer);
+	erpc_json_writer_member(&writer, "id");
 	if (id != NULL)
-		erpc_id_append(out, id);
+		erpc_json_writer_node(&writer, id);
 	else
-		g_string_append(out, "-1");
-	g_string_append_c(out, '}');
+		erpc_json_writer_int(&writer, -1);
+	erpc_json_writer_end_object(&writer);
 	return g_string_free_to_bytes(out);
 }
 
@@ -600,13 +610,16 @@ GBytes *
 erpc_message_new_notification(const gchar *method, JsonNode *params)
 {
 	GString *out = g_string_sized_new(128);
-	g_string_append(out, "{\"method\":");
-	erpc_json_append_string(out, method, -1);
+	ErpcJsonWriter writer;
+
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "method", method);
 	if (params != NULL) {
-		g_string_append(out, ",\"params\":");
-		erpc_json_append_node(out, params);
+		erpc_json_writer_member(&writer, "params");
+		erpc_json_writer_node(&writer, params);
 	}
-	g_string_append_c(out, '}');
+	erpc_json_writer_end_object(&writer);
 	return g_string_free_to_bytes(out);
 }
 
@@ -624,14 +637,17 @@ GBytes *
 erpc_message_new_request(JsonNode *id, const gchar *method, JsonNode *params)
 {
 	GString *out = g_string_sized_new(128);
-	g_string_append(out, "{\"id\":");
-	erpc_id_append(out, id);
-	g_string_append(out, ",\"method\":");
-	erpc_json_append_string(out, method, -1);
+	ErpcJsonWriter writer;
+
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "id");
+	erpc_json_writer_node(&writer, id);
+	erpc_json_writer_member_string(&writer, "method", method);
 	if (params != NULL) {
-		g_string_append(out, ",\"params\":");
-		erpc_json_append_node(out, params);
+		erpc_json_writer_member(&writer, "params");
+		erpc_json_writer_node(&writer, params);
 	}
-	g_string_append_c(out, '}');
+	erpc_json_writer_end_object(&writer);
 	return g_string_free_to_bytes(out);
 }

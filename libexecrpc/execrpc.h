@@ -13,6 +13,7 @@
 #include "erpc-connection.h"
 #include "erpc-environment-manager.h"
 #include "erpc-error.h"
+#include "erpc-json-writer.h"
 #include "erpc-json.h"
 #include "erpc-line-transport.h"
 #include "erpc-message.h"

@@ -222,13 +222,14 @@ invalid:
 static void
 esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCall *call)
 {
-	EsdSession *session = g_object_get_data(G_OBJECT(process), "esd-session");
+	EsdSession *session = esd_process_get_session(process);
 	g_autofree gchar *result = NULL;
+	ErpcJsonWriter writer;
 	GString *out;
 
 	g_signal_handlers_disconnect_by_data(process, call);
 	if (error != NULL) {
-		const gchar *kind = g_object_get_data(G_OBJECT(process), "esd-spawn-kind");
+		const gchar *kind = esd_process_get_failure_kind(process);
 		g_autofree gchar *id = g_strdup(esd_process_get_id(process));
 		esd_process_methods_error_kind(call,
 					       (GError *)error,
@@ -239,14 +240,14 @@ esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCal
 		g_object_unref(call);
 		return;
 	}
-	out = g_string_new("{\"processId\":");
-	erpc_json_append_string(out, esd_process_get_id(process), -1);
-	/* as the reference on Linux: whenever a sandbox object was sent */
-	g_string_append_printf(out,
-			       ",\"sandboxType\":\"%s\"}",
-			       g_object_get_data(G_OBJECT(process), "esd-sandbox-type") != NULL
-				   ? "linuxSeccomp"
-				   : "none");
+	out = g_string_new(NULL);
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "processId", esd_process_get_id(process));
+	erpc_json_writer_member_string(&writer,
+				       "sandboxType",
+				       esd_process_get_sandbox_type(process));
+	erpc_json_writer_end_object(&writer);
 	result = g_string_free(out, FALSE);
 	erpc_call_return_raw(call, result);
 	g_object_unref(call);
@@ -496,8 +497,8 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 		}
 	}
 	process = esd_session_new_process(session, start.id);
-	if (start.has_sandbox)
-		g_object_set_data(G_OBJECT(process), "esd-sandbox-type", GINT_TO_POINTER(1));
+	/* as the reference on Linux: whenever a sandbox object was sent */
+	esd_process_set_sandbox_type(process, start.has_sandbox ? "linuxSeccomp" : "none");
 	if (launch != NULL)
 		esd_process_set_sandbox(process,
 					g_steal_pointer(&launch),

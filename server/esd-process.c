@@ -115,6 +115,9 @@ struct _EsdProcess {
 	gboolean exited;
 	gint exit_code;
 	guint64 exit_seq;
+	const gchar *failure_kind; /* static: the wire kind of a failed start */
+	const gchar *sandbox_type; /* static: what process/start reports */
+	EsdSession *session;	   /* not a reference: the session clears it as it lets go */
 	gboolean closed;
 	guint64 closed_seq;
 
@@ -144,6 +147,44 @@ const gchar *
 esd_process_get_id(EsdProcess *self)
 {
 	return self->id;
+}
+
+/* the session whose table holds @self, or %NULL once it has let go */
+void
+esd_process_set_session(EsdProcess *self, EsdSession *session)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	self->session = session;
+}
+
+EsdSession *
+esd_process_get_session(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), NULL);
+	return self->session;
+}
+
+/* why the start failed, as the error's data.kind: "spawnNotFound", ...; %NULL before */
+const gchar *
+esd_process_get_failure_kind(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), NULL);
+	return self->failure_kind;
+}
+
+/* @sandbox_type: a static string, the `sandboxType` of the process/start result */
+void
+esd_process_set_sandbox_type(EsdProcess *self, const gchar *sandbox_type)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	self->sandbox_type = sandbox_type;
+}
+
+const gchar *
+esd_process_get_sandbox_type(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), NULL);
+	return self->sandbox_type;
 }
 
 gboolean
@@ -189,15 +230,29 @@ esd_process_notify(EsdProcess *self, GString *message)
 	erpc_connection_send(connection, bytes);
 }
 
+/* `{"method":METHOD,"params":{"processId":ID`: the caller writes the rest and closes both */
 static GString *
-esd_process_notification_start(EsdProcess *self, const gchar *method, gsize hint)
+esd_process_notification_start(EsdProcess *self,
+			       const gchar *method,
+			       gsize hint,
+			       ErpcJsonWriter *writer)
 {
 	GString *out = g_string_sized_new(96 + hint);
-	g_string_append(out, "{\"method\":\"");
-	g_string_append(out, method);
-	g_string_append(out, "\",\"params\":{\"processId\":");
-	erpc_json_append_string(out, self->id, -1);
+
+	erpc_json_writer_init(writer, out);
+	erpc_json_writer_begin_object(writer);
+	erpc_json_writer_member_string(writer, "method", method);
+	erpc_json_writer_member(writer, "params");
+	erpc_json_writer_begin_object(writer);
+	erpc_json_writer_member_string(writer, "processId", self->id);
 	return out;
+}
+
+static void
+esd_process_notification_end(ErpcJsonWriter *writer)
+{
+	erpc_json_writer_end_object(writer);
+	erpc_json_writer_end_object(writer);
 }
 
 /* old output goes first, so that the newest stays readable */
@@ -220,6 +275,7 @@ static void
 esd_process_emit_output(EsdProcess *self, EsdStream stream, guint8 *data, gsize len)
 {
 	EsdChunk *chunk = g_new0(EsdChunk, 1);
+	ErpcJsonWriter writer;
 	GString *message;
 
 	chunk->seq = self->next_seq++;
@@ -227,14 +283,15 @@ esd_process_emit_output(EsdProcess *self, EsdStream stream, guint8 *data, gsize 
 	chunk->data = g_bytes_new_take(g_realloc(data, len), len);
 	data = (guint8 *)g_bytes_get_data(chunk->data, NULL);
 	if (esd_process_sink(self) != NULL) {
-		message = esd_process_notification_start(self, "process/output", len / 3 * 4 + 4);
-		g_string_append_printf(message,
-				       ",\"seq\":%" G_GUINT64_FORMAT
-				       ",\"stream\":\"%s\",\"chunk\":\"",
-				       chunk->seq,
-				       esd_stream_names[stream]);
-		erpc_base64_append(message, data, len);
-		g_string_append(message, "\"}}");
+		message = esd_process_notification_start(self,
+							 "process/output",
+							 len / 3 * 4 + 4,
+							 &writer);
+		erpc_json_writer_member_uint(&writer, "seq", chunk->seq);
+		erpc_json_writer_member_string(&writer, "stream", esd_stream_names[stream]);
+		erpc_json_writer_member(&writer, "chunk");
+		erpc_json_writer_base64(&writer, data, len);
+		esd_process_notification_end(&writer);
 		esd_process_notify(self, message);
 	}
 	esd_process_retain(self, chunk);
@@ -417,6 +474,7 @@ esd_process_reader_start(EsdReader *reader)
 static void
 esd_process_maybe_close(EsdProcess *self)
 {
+	ErpcJsonWriter writer;
 	GString *message;
 
 	if (self->closed || !self->exited)
@@ -427,8 +485,9 @@ esd_process_maybe_close(EsdProcess *self)
 	}
 	self->closed = TRUE;
 	self->closed_seq = self->next_seq++;
-	message = esd_process_notification_start(self, "process/closed", 0);
-	g_string_append_printf(message, ",\"seq\":%" G_GUINT64_FORMAT "}}", self->closed_seq);
+	message = esd_process_notification_start(self, "process/closed", 0, &writer);
+	erpc_json_writer_member_uint(&writer, "seq", self->closed_seq);
+	esd_process_notification_end(&writer);
 	esd_process_notify(self, message);
 	esd_process_wake_waiters(self);
 	g_signal_emit(self, esd_process_signals[SIGNAL_CLOSED], 0);
@@ -490,6 +549,7 @@ esd_process_set_sandbox(EsdProcess *self, gpointer data, GDestroyNotify release)
 static void
 esd_process_set_exited(EsdProcess *self, gint exit_code)
 {
+	ErpcJsonWriter writer;
 	GString *message;
 
 	if (self->exited)
@@ -507,13 +567,11 @@ esd_process_set_exited(EsdProcess *self, gint exit_code)
 	self->sandbox_denied =
 	    self->sandboxed && exit_code != 0 && esd_process_output_looks_denied(self);
 	esd_process_release_sandbox(self);
-	message = esd_process_notification_start(self, "process/exited", 0);
-	g_string_append_printf(message,
-			       ",\"seq\":%" G_GUINT64_FORMAT
-			       ",\"exitCode\":%d,\"sandboxDenied\":%s}}",
-			       self->exit_seq,
-			       exit_code,
-			       self->sandbox_denied ? "true" : "false");
+	message = esd_process_notification_start(self, "process/exited", 0, &writer);
+	erpc_json_writer_member_uint(&writer, "seq", self->exit_seq);
+	erpc_json_writer_member_int(&writer, "exitCode", exit_code);
+	erpc_json_writer_member_boolean(&writer, "sandboxDenied", self->sandbox_denied);
+	esd_process_notification_end(&writer);
 	esd_process_notify(self, message);
 	esd_process_wake_waiters(self);
 	if (!self->tty)
@@ -533,13 +591,11 @@ esd_process_start_failed(EsdProcess *self, gint kind_errno, EsdSpawnReport type)
 		    "%s (os error %d)",
 		    g_strerror(kind_errno),
 		    kind_errno);
-	g_object_set_data(G_OBJECT(self),
-			  "esd-spawn-kind",
-			  (gpointer)(kind_errno == ENOENT ? "spawnNotFound"
-				     : (kind_errno == EACCES || kind_errno == EPERM) &&
-					     type != ESD_SPAWN_REPORT_SETUP_FAILED
-					 ? "spawnPermissionDenied"
-					 : "spawnFailed"));
+	self->failure_kind =
+	    kind_errno == ENOENT ? "spawnNotFound"
+	    : (kind_errno == EACCES || kind_errno == EPERM) && type != ESD_SPAWN_REPORT_SETUP_FAILED
+		? "spawnPermissionDenied"
+		: "spawnFailed";
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, error);
 }
 
@@ -698,12 +754,16 @@ esd_process_answer_read(EsdProcess *self,
 			guint64 max_bytes)
 {
 	g_autoptr(GString) out = g_string_sized_new(256);
+	ErpcJsonWriter writer;
 	guint64 total = 0;
 	guint64 last_seq = 0;
 	gboolean first = TRUE;
 	guint64 next_seq;
 
-	g_string_append(out, "{\"chunks\":[");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "chunks");
+	erpc_json_writer_begin_array(&writer);
 	for (GList *l = self->chunks.head; l != NULL; l = l->next) {
 		EsdChunk *chunk = l->data;
 		gsize len = 0;
@@ -715,14 +775,12 @@ esd_process_answer_read(EsdProcess *self,
 		/* at least one chunk, never split */
 		if (has_max_bytes && !first && total + len > max_bytes)
 			break;
-		g_string_append_printf(out,
-				       "%s{\"seq\":%" G_GUINT64_FORMAT
-				       ",\"stream\":\"%s\",\"chunk\":\"",
-				       first ? "" : ",",
-				       chunk->seq,
-				       esd_stream_names[chunk->stream]);
-		erpc_base64_append(out, data, len);
-		g_string_append(out, "\"}");
+		erpc_json_writer_begin_object(&writer);
+		erpc_json_writer_member_uint(&writer, "seq", chunk->seq);
+		erpc_json_writer_member_string(&writer, "stream", esd_stream_names[chunk->stream]);
+		erpc_json_writer_member(&writer, "chunk");
+		erpc_json_writer_base64(&writer, data, len);
+		erpc_json_writer_end_object(&writer);
 		total += len;
 		last_seq = chunk->seq;
 		first = FALSE;
@@ -730,18 +788,19 @@ esd_process_answer_read(EsdProcess *self,
 			break;
 	}
 	next_seq = has_max_bytes && last_seq > 0 ? last_seq + 1 : self->next_seq;
-	g_string_append_printf(out,
-			       "],\"nextSeq\":%" G_GUINT64_FORMAT ",\"exited\":%s,\"exitCode\":",
-			       next_seq,
-			       self->exited ? "true" : "false");
+	erpc_json_writer_end_array(&writer);
+	erpc_json_writer_member_uint(&writer, "nextSeq", next_seq);
+	erpc_json_writer_member_boolean(&writer, "exited", self->exited);
+	erpc_json_writer_member(&writer, "exitCode");
 	if (self->exited)
-		g_string_append_printf(out, "%d", self->exit_code);
+		erpc_json_writer_int(&writer, self->exit_code);
 	else
-		g_string_append(out, "null");
-	g_string_append_printf(out,
-			       ",\"closed\":%s,\"failure\":null,\"sandboxDenied\":%s}",
-			       self->closed ? "true" : "false",
-			       self->sandbox_denied ? "true" : "false");
+		erpc_json_writer_null(&writer);
+	erpc_json_writer_member_boolean(&writer, "closed", self->closed);
+	erpc_json_writer_member(&writer, "failure");
+	erpc_json_writer_null(&writer);
+	erpc_json_writer_member_boolean(&writer, "sandboxDenied", self->sandbox_denied);
+	erpc_json_writer_end_object(&writer);
 	erpc_call_return_raw(call, out->str);
 }
 
@@ -1029,6 +1088,7 @@ static void
 esd_process_init(EsdProcess *self)
 {
 	self->next_seq = 1;
+	self->sandbox_type = "none";
 	self->report_fd = -1;
 	self->stdin_fd = -1;
 	self->readers[0].fd = self->readers[1].fd = -1;

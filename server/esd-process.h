@@ -10,6 +10,9 @@ G_BEGIN_DECLS
 #define ESD_TYPE_PROCESS (esd_process_get_type())
 G_DECLARE_FINAL_TYPE(EsdProcess, esd_process, ESD, PROCESS, GObject)
 
+/* esd-session.h includes this header */
+typedef struct _EsdSession EsdSession;
+
 /* where a process sends its notifications: the session's current connection */
 typedef ErpcConnection *(*EsdProcessSinkFunc)(gpointer user_data);
 
@@ -23,6 +26,16 @@ gboolean
 esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **error);
 const gchar *
 esd_process_get_id(EsdProcess *self);
+void
+esd_process_set_session(EsdProcess *self, EsdSession *session);
+EsdSession *
+esd_process_get_session(EsdProcess *self);
+const gchar *
+esd_process_get_failure_kind(EsdProcess *self);
+void
+esd_process_set_sandbox_type(EsdProcess *self, const gchar *sandbox_type);
+const gchar *
+esd_process_get_sandbox_type(EsdProcess *self);
 gboolean
 esd_process_is_starting(EsdProcess *self);
 gboolean

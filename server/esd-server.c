@@ -163,6 +163,7 @@ esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(EsdSession) session = NULL;
 	g_autoptr(GString) result = NULL;
+	ErpcJsonWriter writer;
 
 	if (!erpc_json_require_string(params, "clientName", &client_name, &error) ||
 	    !erpc_json_get_string(params, "resumeSessionId", NULL, &resume_id, &error)) {
@@ -197,11 +198,13 @@ esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
 	       resume_id != NULL ? "resumed" : "started",
 	       esd_session_get_id(session));
 
-	result = g_string_new("{\"sessionId\":");
-	erpc_json_append_string(result, esd_session_get_id(session), -1);
-	g_string_append(result, ",\"environmentInfo\":");
-	g_string_append(result, self->environment_info);
-	g_string_append_c(result, '}');
+	result = g_string_new(NULL);
+	erpc_json_writer_init(&writer, result);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "sessionId", esd_session_get_id(session));
+	erpc_json_writer_member(&writer, "environmentInfo");
+	erpc_json_writer_raw(&writer, self->environment_info, -1);
+	erpc_json_writer_end_object(&writer);
 	erpc_call_return_raw(call, result->str);
 }
 

@@ -137,7 +137,7 @@ esd_session_new_process(EsdSession *self, const gchar *id)
 	EsdProcess *process = esd_process_new(id, self->max_retained_bytes);
 
 	esd_process_set_sink(process, esd_session_sink_cb, self);
-	g_object_set_data(G_OBJECT(process), "esd-session", self);
+	esd_process_set_session(process, self);
 	g_signal_connect(process, "closed", G_CALLBACK(esd_session_process_closed_cb), self);
 	g_hash_table_insert(self->processes, g_strdup(id), process);
 	return process;
@@ -157,6 +157,7 @@ esd_session_process_free(gpointer data)
 					     esd_session_process_closed_cb,
 					     NULL);
 	esd_process_set_sink(process, NULL, NULL);
+	esd_process_set_session(process, NULL);
 	esd_process_terminate(process);
 	g_object_run_dispose(G_OBJECT(process));
 	g_object_unref(process);

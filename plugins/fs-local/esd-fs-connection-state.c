@@ -2,20 +2,19 @@
 
 #include "config.h"
 
-#include <string.h>
-
 #include "esd-fs-connection-state.h"
 #include "esd-fs-watch.h"
 
 /**
  * EsdFsConnectionState:
  *
- * What the plugin keeps per connection, attached to the #ErpcConnection
+ * What the plugin keeps per connection, in its slot of the #ErpcConnection
  * and dropped when it closes: the open file handles and the missing-path
  * watch with its generation. Nothing of it survives a session resume.
  */
 
-#define ESD_FS_CONNECTION_STATE_KEY "esd-fs-local-state"
+/* the slot is keyed by this type, which only this plugin has */
+#define ESD_FS_CONNECTION_STATE_KEY GSIZE_TO_POINTER(ESD_TYPE_FS_CONNECTION_STATE)
 
 struct _EsdFsConnectionState {
 	GObject parent_instance;
@@ -39,15 +38,15 @@ esd_fs_connection_state_get(ErpcConnection *connection)
 {
 	EsdFsConnectionState *self;
 
-	self = g_object_get_data(G_OBJECT(connection), ESD_FS_CONNECTION_STATE_KEY);
+	self = erpc_connection_get_plugin_state(connection, ESD_FS_CONNECTION_STATE_KEY);
 	if (self != NULL)
 		return self;
 	self = g_object_new(ESD_TYPE_FS_CONNECTION_STATE, NULL);
 	self->connection = connection;
-	g_object_set_data_full(G_OBJECT(connection),
-			       ESD_FS_CONNECTION_STATE_KEY,
-			       self,
-			       g_object_unref);
+	erpc_connection_set_plugin_state(connection,
+					 ESD_FS_CONNECTION_STATE_KEY,
+					 self,
+					 g_object_unref);
 	return self;
 }
 
@@ -55,7 +54,7 @@ esd_fs_connection_state_get(ErpcConnection *connection)
 void
 esd_fs_connection_state_drop(ErpcConnection *connection)
 {
-	g_object_set_data(G_OBJECT(connection), ESD_FS_CONNECTION_STATE_KEY, NULL);
+	erpc_connection_set_plugin_state(connection, ESD_FS_CONNECTION_STATE_KEY, NULL, NULL);
 }
 
 EsdFsHandleTable *
@@ -77,18 +76,22 @@ esd_fs_connection_state_clear_watch(EsdFsConnectionState *self)
 static void
 esd_fs_connection_state_fired_cb(EsdFsWatch *watch, EsdFsConnectionState *self)
 {
-	g_autofree gchar *text = NULL;
+	GString *text = g_string_sized_new(80);
 	g_autoptr(GBytes) message = NULL;
-	gsize len;
+	ErpcJsonWriter writer;
 
-	text = g_strdup_printf(
-	    "{\"method\":\"fs/missingChanged\",\"params\":{\"watchId\":%" G_GUINT64_FORMAT "}}",
-	    esd_fs_watch_get_id(watch));
+	erpc_json_writer_init(&writer, text);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "method", "fs/missingChanged");
+	erpc_json_writer_member(&writer, "params");
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_uint(&writer, "watchId", esd_fs_watch_get_id(watch));
+	erpc_json_writer_end_object(&writer);
+	erpc_json_writer_end_object(&writer);
 	g_debug("connection %" G_GUINT64_FORMAT ": watch %" G_GUINT64_FORMAT " fired",
 		erpc_connection_get_id(self->connection),
 		esd_fs_watch_get_id(watch));
-	len = strlen(text);
-	message = g_bytes_new_take(g_steal_pointer(&text), len);
+	message = g_string_free_to_bytes(text);
 	erpc_connection_send(self->connection, message);
 	/* one-shot */
 	esd_fs_connection_state_clear_watch(self);

@@ -84,6 +84,7 @@ esd_fs_methods_open(ErpcCall *call, JsonObject *params, gpointer user_data)
 	g_autofree gchar *path = NULL;
 	g_autoptr(EsdFsHandle) handle = NULL;
 	g_autoptr(GString) out = NULL;
+	ErpcJsonWriter writer;
 	EsdFsHandleTable *handles;
 	const gchar *id = NULL;
 	gint mode = 0;
@@ -112,9 +113,11 @@ esd_fs_methods_open(ErpcCall *call, JsonObject *params, gpointer user_data)
 		return;
 	}
 	esd_fs_handle_table_insert(handles, id, handle);
-	out = g_string_new("{\"handleId\":");
-	erpc_json_append_string(out, id, -1);
-	g_string_append_c(out, '}');
+	out = g_string_new(NULL);
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "handleId", id);
+	erpc_json_writer_end_object(&writer);
 	erpc_call_return_raw(call, out->str);
 }
 

@@ -85,6 +85,7 @@ esd_fs_handle_read_block(EsdFsHandle *self, guint64 offset, gsize len, GError **
 {
 	g_autofree guint8 *buf = NULL;
 	gsize got = 0;
+	ErpcJsonWriter writer;
 	GString *out;
 
 	g_return_val_if_fail(ESD_IS_FS_HANDLE(self), NULL);
@@ -97,9 +98,12 @@ esd_fs_handle_read_block(EsdFsHandle *self, guint64 offset, gsize len, GError **
 	if (!esd_fs_read_all(self->fd, buf, len, offset, &got, error))
 		return NULL;
 	out = g_string_sized_new((got + 2) / 3 * 4 + 32);
-	g_string_append(out, "{\"chunk\":\"");
-	erpc_base64_append(out, buf, got);
-	g_string_append(out, got < len ? "\",\"eof\":true}" : "\",\"eof\":false}");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "chunk");
+	erpc_json_writer_base64(&writer, buf, got);
+	erpc_json_writer_member_boolean(&writer, "eof", got < len);
+	erpc_json_writer_end_object(&writer);
 	return out;
 }
 

@@ -85,6 +85,8 @@ esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error)
 {
 	g_autoptr(GString) out = NULL;
 	g_autofree guint8 *buf = NULL;
+	ErpcJsonWriter writer;
+	GString *text;
 	gsize size = (gsize)st->st_size;
 	gsize chunk;
 	guint64 offset = 0;
@@ -94,7 +96,11 @@ esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error)
 		return NULL;
 	}
 	out = erpc_call_result_string_new((size + 2) / 3 * 4 + 20);
-	g_string_append(out, "{\"dataBase64\":\"");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "dataBase64");
+	/* encoded as it is read */
+	text = erpc_json_writer_begin_string(&writer);
 	/* the first read asks for one byte more than the size, to see the end */
 	chunk = MIN(size + 1, (gsize)ESD_FS_READ_CHUNK);
 	buf = g_malloc(chunk);
@@ -110,19 +116,20 @@ esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error)
 			return NULL;
 		}
 		if (got < chunk) {
-			erpc_base64_append(out, buf, got);
+			erpc_base64_append(text, buf, got);
 			break;
 		}
 		/* the file goes on: encode whole groups of 3 and read on from there */
 		whole = got / 3 * 3;
-		erpc_base64_append(out, buf, whole);
+		erpc_base64_append(text, buf, whole);
 		offset += whole;
 		if (chunk != ESD_FS_READ_CHUNK) {
 			chunk = ESD_FS_READ_CHUNK;
 			buf = g_realloc(buf, chunk);
 		}
 	}
-	g_string_append(out, "\"}");
+	erpc_json_writer_end_string(&writer);
+	erpc_json_writer_end_object(&writer);
 	return g_steal_pointer(&out);
 }
 
@@ -350,16 +357,18 @@ esd_fs_ops_time_ms(const struct timespec *ts)
 static void
 esd_fs_ops_append_metadata(GString *out, const struct stat *st, gboolean is_symlink)
 {
+	ErpcJsonWriter writer;
+
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_boolean(&writer, "isDirectory", S_ISDIR(st->st_mode));
+	erpc_json_writer_member_boolean(&writer, "isFile", S_ISREG(st->st_mode));
+	erpc_json_writer_member_boolean(&writer, "isSymlink", is_symlink);
+	erpc_json_writer_member_uint(&writer, "size", (guint64)st->st_size);
 	/* createdAtMs is 0 on Linux, as the reference reports it */
-	g_string_append_printf(
-	    out,
-	    "{\"isDirectory\":%s,\"isFile\":%s,\"isSymlink\":%s,\"size\":%" G_GUINT64_FORMAT
-	    ",\"createdAtMs\":0,\"modifiedAtMs\":%" G_GINT64_FORMAT "}",
-	    S_ISDIR(st->st_mode) ? "true" : "false",
-	    S_ISREG(st->st_mode) ? "true" : "false",
-	    is_symlink ? "true" : "false",
-	    (guint64)st->st_size,
-	    esd_fs_ops_time_ms(&st->st_mtim));
+	erpc_json_writer_member_int(&writer, "createdAtMs", 0);
+	erpc_json_writer_member_int(&writer, "modifiedAtMs", esd_fs_ops_time_ms(&st->st_mtim));
+	erpc_json_writer_end_object(&writer);
 }
 
 /**
@@ -414,12 +423,16 @@ gboolean
 esd_fs_ops_canonicalize(const gchar *path, GString *out, GError **error)
 {
 	g_autofree gchar *real = realpath(path, NULL);
+	ErpcJsonWriter writer;
 
 	if (real == NULL)
 		return esd_fs_set_errno(error, errno);
-	g_string_append(out, "{\"path\":\"");
-	esd_fs_append_uri(out, real);
-	g_string_append(out, "\"}");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "path");
+	esd_fs_append_uri(erpc_json_writer_begin_string(&writer), real);
+	erpc_json_writer_end_string(&writer);
+	erpc_json_writer_end_object(&writer);
 	return TRUE;
 }
 
@@ -471,7 +484,7 @@ esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError *
 	esd_autofd gint fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	g_autoptr(DIR) dir = NULL;
 	g_autoptr(GString) out = NULL;
-	gboolean first = TRUE;
+	ErpcJsonWriter writer;
 	guint count = 0;
 
 	if (fd < 0) {
@@ -485,7 +498,10 @@ esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError *
 	}
 	esd_fs_steal_fd(&fd);
 	out = g_string_sized_new(4096);
-	g_string_append(out, "{\"entries\":[");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "entries");
+	erpc_json_writer_begin_array(&writer);
 	for (;;) {
 		struct dirent *entry;
 		gboolean is_dir = FALSE;
@@ -509,12 +525,13 @@ esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError *
 			return NULL;
 		if (!esd_fs_ops_entry_kind(dir, entry, &is_dir, &is_file))
 			continue;
-		g_string_append(out, first ? "{\"fileName\":" : ",{\"fileName\":");
-		first = FALSE;
-		erpc_json_append_string(out, entry->d_name, -1);
-		g_string_append(out, is_dir ? ",\"isDirectory\":true" : ",\"isDirectory\":false");
-		g_string_append(out, is_file ? ",\"isFile\":true}" : ",\"isFile\":false}");
+		erpc_json_writer_begin_object(&writer);
+		erpc_json_writer_member_string(&writer, "fileName", entry->d_name);
+		erpc_json_writer_member_boolean(&writer, "isDirectory", is_dir);
+		erpc_json_writer_member_boolean(&writer, "isFile", is_file);
+		erpc_json_writer_end_object(&writer);
 	}
-	g_string_append(out, "]}");
+	erpc_json_writer_end_array(&writer);
+	erpc_json_writer_end_object(&writer);
 	return g_steal_pointer(&out);
 }

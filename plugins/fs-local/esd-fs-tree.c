@@ -133,8 +133,8 @@ typedef struct {
 	const EsdFsWalkOptions *options;
 	GQueue queue; /* EsdFsWalkDir */
 	GHashTable *visited;
-	GString *entries;
-	GString *errors;
+	ErpcJsonWriter entries; /* the elements of the two arrays of the result */
+	ErpcJsonWriter errors;
 	guint64 directories;
 	guint64 seen;
 	gboolean truncated;
@@ -156,20 +156,23 @@ esd_fs_walk_dir_free(gpointer data)
 static void
 esd_fs_walk_add_error(EsdFsWalk *walk, const gchar *path, const gchar *message)
 {
-	g_string_append(walk->errors, walk->errors->len > 0 ? ",{\"path\":\"" : "{\"path\":\"");
-	esd_fs_append_uri(walk->errors, path);
-	g_string_append(walk->errors, "\",\"message\":");
-	erpc_json_append_string(walk->errors, message, -1);
-	g_string_append_c(walk->errors, '}');
+	erpc_json_writer_begin_object(&walk->errors);
+	erpc_json_writer_member(&walk->errors, "path");
+	esd_fs_append_uri(erpc_json_writer_begin_string(&walk->errors), path);
+	erpc_json_writer_end_string(&walk->errors);
+	erpc_json_writer_member_string(&walk->errors, "message", message);
+	erpc_json_writer_end_object(&walk->errors);
 }
 
 static void
 esd_fs_walk_add_entry(EsdFsWalk *walk, const gchar *path, gboolean is_dir)
 {
-	g_string_append(walk->entries, walk->entries->len > 0 ? ",{\"path\":\"" : "{\"path\":\"");
-	esd_fs_append_uri(walk->entries, path);
-	g_string_append(walk->entries,
-			is_dir ? "\",\"kind\":\"directory\"}" : "\",\"kind\":\"file\"}");
+	erpc_json_writer_begin_object(&walk->entries);
+	erpc_json_writer_member(&walk->entries, "path");
+	esd_fs_append_uri(erpc_json_writer_begin_string(&walk->entries), path);
+	erpc_json_writer_end_string(&walk->entries);
+	erpc_json_writer_member_string(&walk->entries, "kind", is_dir ? "directory" : "file");
+	erpc_json_writer_end_object(&walk->entries);
 }
 
 /*
@@ -318,14 +321,17 @@ esd_fs_tree_walk(const gchar *root,
 	g_autoptr(GHashTable) visited = NULL;
 	struct stat st;
 	struct stat lst;
+	ErpcJsonWriter writer;
 	GString *out;
 
 	if (stat(root, &st) != 0 || lstat(root, &lst) != 0) {
 		esd_fs_set_errno(error, errno);
 		return NULL;
 	}
-	walk.entries = entries;
-	walk.errors = errors;
+	erpc_json_writer_init(&walk.entries, entries);
+	erpc_json_writer_begin_array(&walk.entries);
+	erpc_json_writer_init(&walk.errors, errors);
+	erpc_json_writer_begin_array(&walk.errors);
 	g_queue_init(&walk.queue);
 	if (S_ISDIR(st.st_mode) && (!S_ISLNK(lst.st_mode) || options->follow_directory_symlinks)) {
 		EsdFsWalkDir *first = g_new0(EsdFsWalkDir, 1);
@@ -356,12 +362,17 @@ esd_fs_tree_walk(const gchar *root,
 			break;
 	}
 	g_queue_clear_full(&walk.queue, esd_fs_walk_dir_free);
+	erpc_json_writer_end_array(&walk.entries);
+	erpc_json_writer_end_array(&walk.errors);
 	out = g_string_sized_new(entries->len + errors->len + 64);
-	g_string_append(out, "{\"entries\":[");
-	g_string_append_len(out, entries->str, (gssize)entries->len);
-	g_string_append(out, "],\"errors\":[");
-	g_string_append_len(out, errors->str, (gssize)errors->len);
-	g_string_append(out, walk.truncated ? "],\"truncated\":true}" : "],\"truncated\":false}");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member(&writer, "entries");
+	erpc_json_writer_raw(&writer, entries->str, (gssize)entries->len);
+	erpc_json_writer_member(&writer, "errors");
+	erpc_json_writer_raw(&writer, errors->str, (gssize)errors->len);
+	erpc_json_writer_member_boolean(&writer, "truncated", walk.truncated);
+	erpc_json_writer_end_object(&writer);
 	return out;
 }
 
