@@ -105,6 +105,8 @@ erpc_connection_closed_cb(ErpcTransport *transport, const GError *error, ErpcCon
  * erpc_connection_get_id:
  * @self: a #ErpcConnection
  *
+ * Gets the number of the connection.
+ *
  * Returns: a number unique to this connection within the process, for logs
  *
  * Since: 0.1
@@ -119,6 +121,8 @@ erpc_connection_get_id(ErpcConnection *self)
 /**
  * erpc_connection_get_peer:
  * @self: a #ErpcConnection
+ *
+ * Gets who is on the other end, as the transport describes it.
  *
  * Returns: a description of the peer
  *
@@ -135,6 +139,8 @@ erpc_connection_get_peer(ErpcConnection *self)
  * erpc_connection_get_transport:
  * @self: a #ErpcConnection
  *
+ * Gets the transport the connection runs on.
+ *
  * Returns: (transfer none): the transport
  *
  * Since: 0.1
@@ -149,6 +155,8 @@ erpc_connection_get_transport(ErpcConnection *self)
 /**
  * erpc_connection_get_cancellable:
  * @self: a #ErpcConnection
+ *
+ * Gets the cancellable of the connection, for work done on its behalf.
  *
  * Returns: (transfer none): a cancellable that is cancelled when the
  *   connection closes
@@ -165,6 +173,8 @@ erpc_connection_get_cancellable(ErpcConnection *self)
 /**
  * erpc_connection_is_closed:
  * @self: a #ErpcConnection
+ *
+ * Tells whether the connection has closed.
  *
  * Returns: %TRUE once the connection has closed
  *
@@ -288,6 +298,8 @@ erpc_connection_send_parse_error(ErpcConnection *self, const GError *error)
  * @self: a #ErpcConnection
  * @abort: drop the connection without a closing handshake
  *
+ * Closes the connection and its transport.
+ *
  * Since: 0.1
  */
 void
@@ -336,6 +348,8 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
 	 * @self: the connection
 	 * @message: a valid message
 	 *
+	 * Emitted for each message the peer sent that is well-formed JSON-RPC.
+	 *
 	 * Since: 0.1
 	 */
 	erpc_connection_signals[SIGNAL_MESSAGE] =
@@ -353,6 +367,9 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
 	 * ErpcConnection::malformed:
 	 * @self: the connection
 	 * @error: why the frame was refused
+	 *
+	 * Emitted for each frame that is not a message: too large, too deep,
+	 * not UTF-8, not JSON or not JSON-RPC. The peer is answered with id -1.
 	 *
 	 * Since: 0.1
 	 */
@@ -391,6 +408,9 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
  * @transport: a transport
  * @max_message_size: the largest message accepted, in bytes
  * @max_depth: the deepest JSON nesting accepted
+ *
+ * Makes a connection that reads and writes JSON-RPC messages on @transport,
+ * refusing larger or deeper ones than given.
  *
  * Returns: (transfer full): a new connection
  *
