@@ -9,4 +9,12 @@ G_BEGIN_DECLS
 ErpcContext *
 erpc_context_new(void);
 
+/* listeners and what a sandbox must not show */
+void
+erpc_context_set_listen_uris(ErpcContext *self, const gchar *const *uris);
+const gchar *const *
+erpc_context_get_hidden_paths(ErpcContext *self);
+gboolean
+erpc_context_get_tcp_authenticated(ErpcContext *self);
+
 G_END_DECLS

@@ -19,4 +19,14 @@ G_BEGIN_DECLS
 #define ERPC_TYPE_CONTEXT (erpc_context_get_type())
 G_DECLARE_FINAL_TYPE(ErpcContext, erpc_context, ERPC, CONTEXT, GObject)
 
+/* listeners and what a sandbox must not show (erpc-context.c, "options") */
+void
+erpc_context_add_listen_uri(ErpcContext *self, const gchar *uri);
+const gchar *const *
+erpc_context_get_listen_uris(ErpcContext *self);
+void
+erpc_context_hide_path(ErpcContext *self, const gchar *path);
+void
+erpc_context_set_tcp_authenticated(ErpcContext *self, gboolean authenticated);
+
 G_END_DECLS
