@@ -2,7 +2,11 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Drives `execserverd --listen stdio ARGS...` with the plugins built against
 the installed SDK (tests/sdk/run.sh) through the protocol: the handshake,
-then the example plugin's method and the README plugin's method. Prints one
+then the example plugin's method and the README plugin's method.
+
+    sdk-client.py WORD EXECSERVERD ARGS...
+
+WORD is the greeting the example's options make it answer with. Prints one
 TAP line per check and exits 1 if one failed."""
 import json
 import select
@@ -61,7 +65,8 @@ class Daemon:
 
 
 def main():
-    daemon = Daemon(sys.argv[1:])
+    word = sys.argv[1]
+    daemon = Daemon(sys.argv[2:])
     checks = []
 
     def check(name, ok, got):
@@ -77,7 +82,8 @@ def main():
         daemon.send({"method": "initialized", "params": {}})
 
         answer = daemon.request("hello/greet", {"name": "SDK"})
-        check("hello/greet answers", answer.get("result") == {"greeting": "Hello, SDK!"}, answer)
+        check(f"hello/greet answers with {word}",
+              answer.get("result") == {"greeting": f"{word}, SDK!"}, answer)
         answer = daemon.request("hello/greet", {})
         error = answer.get("error", {})
         check("hello/greet without a name is -32602",
