@@ -39,6 +39,8 @@ static guint erpc_call_signals[SIGNAL_LAST] = {0};
  * erpc_call_get_connection:
  * @self: a #ErpcCall
  *
+ * Gets the connection the request came from.
+ *
  * Returns: (transfer none): the connection the request came from
  *
  * Since: 0.1
@@ -53,6 +55,8 @@ erpc_call_get_connection(ErpcCall *self)
 /**
  * erpc_call_get_method:
  * @self: a #ErpcCall
+ *
+ * Gets the method of the request.
  *
  * Returns: the method name
  *
@@ -69,6 +73,8 @@ erpc_call_get_method(ErpcCall *self)
  * erpc_call_get_id:
  * @self: a #ErpcCall
  *
+ * Gets the id of the request, as sent.
+ *
  * Returns: (transfer none): the request id
  *
  * Since: 0.1
@@ -83,6 +89,8 @@ erpc_call_get_id(ErpcCall *self)
 /**
  * erpc_call_get_params:
  * @self: a #ErpcCall
+ *
+ * Gets the params of the request, as sent.
  *
  * Returns: (transfer none) (nullable): the params as sent
  *
@@ -155,6 +163,8 @@ erpc_call_connection_cancelled_cb(GCancellable *connection_cancellable, ErpcCall
  * erpc_call_get_cancellable:
  * @self: a #ErpcCall
  *
+ * Gets the cancellable of the request, for the work done to answer it.
+ *
  * Returns: (transfer none): cancelled when the connection closes
  *
  * Since: 0.1
@@ -179,6 +189,8 @@ erpc_call_get_cancellable(ErpcCall *self)
  * erpc_call_is_finished:
  * @self: a #ErpcCall
  *
+ * Tells whether the request has been answered.
+ *
  * Returns: %TRUE once an answer was given
  *
  * Since: 0.1
@@ -193,6 +205,9 @@ erpc_call_is_finished(ErpcCall *self)
 /**
  * erpc_call_get_context:
  * @self: a #ErpcCall
+ *
+ * Gets what the daemon attached to the request with
+ * erpc_call_set_context().
  *
  * Returns: (transfer none) (nullable): what the daemon attached, e.g. the session
  *

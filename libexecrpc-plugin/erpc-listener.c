@@ -322,6 +322,8 @@ erpc_listener_stop(ErpcListener *self)
  * erpc_listener_get_bound_uri:
  * @self: a #ErpcListener
  *
+ * Gets the address the listener serves.
+ *
  * Returns: (nullable): the address actually bound, e.g. with the ephemeral
  *   port filled in
  *
@@ -356,6 +358,8 @@ erpc_listener_set_bound_uri(ErpcListener *self, const gchar *uri)
  * erpc_listener_get_announce:
  * @self: a #ErpcListener
  *
+ * Tells whether the listener's bound address is to be announced.
+ *
  * Returns: %TRUE if the daemon should print the bound URI on stdout
  *
  * Since: 0.1
@@ -387,6 +391,8 @@ erpc_listener_set_announce(ErpcListener *self, gboolean announce)
 /**
  * erpc_listener_get_max_message_size:
  * @self: a #ErpcListener
+ *
+ * Gets the message size limit the listener's transports apply.
  *
  * Returns: the largest message its transports accept, in bytes
  *
@@ -559,6 +565,9 @@ erpc_listener_class_init(ErpcListenerClass *klass)
 	 * ErpcListener::new-transport:
 	 * @self: the listener
 	 * @transport: the accepted connection
+	 *
+	 * Emitted by erpc_listener_emit_transport() for each connection the
+	 * listener accepted; the daemon serves it.
 	 *
 	 * Since: 0.1
 	 */

@@ -5,6 +5,14 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ErpcListener:
+ *
+ * Accepts the connections of one listen URI and hands each to the daemon as
+ * an #ErpcTransport; see #ErpcListenerClass.
+ *
+ * Since: 0.1
+ */
 #define ERPC_TYPE_LISTENER (erpc_listener_get_type())
 G_DECLARE_DERIVABLE_TYPE(ErpcListener, erpc_listener, ERPC, LISTENER, GObject)
 

@@ -25,6 +25,8 @@ static GParamSpec *erpc_plugin_props[PROP_LAST] = {NULL};
  * erpc_plugin_get_name:
  * @self: a #ErpcPlugin
  *
+ * Gets the name of the plugin, from its #ErpcPluginInfo.
+ *
  * Returns: the plugin name
  *
  * Since: 0.1
@@ -39,6 +41,8 @@ erpc_plugin_get_name(ErpcPlugin *self)
 /**
  * erpc_plugin_get_registry:
  * @self: a #ErpcPlugin
+ *
+ * Gets the registry the plugin registers with.
  *
  * Returns: (transfer none) (nullable): the registry given to `setup`
  *

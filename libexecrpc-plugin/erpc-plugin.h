@@ -9,6 +9,14 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ErpcPlugin:
+ *
+ * The base class of a plugin: a plugin module subclasses it and names the
+ * subclass in its #ErpcPluginInfo; see #ErpcPluginClass.
+ *
+ * Since: 0.1
+ */
 #define ERPC_TYPE_PLUGIN (erpc_plugin_get_type())
 G_DECLARE_DERIVABLE_TYPE(ErpcPlugin, erpc_plugin, ERPC, PLUGIN, GObject)
 

@@ -203,6 +203,8 @@ erpc_registry_add_capability(ErpcRegistry *self,
  * @priority: higher wins when the daemon picks a default
  * @error: return location for a #GError, or %NULL
  *
+ * Registers an implementation of an extension point, such as a transport.
+ *
  * Returns: %TRUE on success; a second implementation with the same @point
  *   and @name is refused
  *
@@ -250,6 +252,8 @@ erpc_registry_add_extension(ErpcRegistry *self,
  * erpc_registry_get_capability_version:
  * @self: a #ErpcRegistry
  * @capability: a capability name
+ *
+ * Gets the version a capability is registered with.
  *
  * Returns: its version, or 0 when nothing provides it
  *
@@ -299,6 +303,9 @@ erpc_registry_lookup_method(ErpcRegistry *self, const gchar *name, gpointer *use
  * @point: the extension point
  * @name: (nullable): the implementation, or %NULL for the highest priority
  *
+ * Finds an implementation of an extension point, e.g. the listener type of
+ * a URI scheme.
+ *
  * Returns: the implementing type, or %G_TYPE_INVALID
  *
  * Since: 0.1
@@ -332,6 +339,8 @@ erpc_registry_sort_strings(gconstpointer a, gconstpointer b)
  * @self: a #ErpcRegistry
  * @owner: (nullable): only those of this owner
  *
+ * Lists the registered methods.
+ *
  * Returns: (transfer container) (element-type utf8): sorted method names
  *
  * Since: 0.1
@@ -356,6 +365,8 @@ erpc_registry_list_methods(ErpcRegistry *self, const gchar *owner)
  * erpc_registry_list_capabilities:
  * @self: a #ErpcRegistry
  * @owner: (nullable): only those of this owner
+ *
+ * Lists the registered capabilities.
  *
  * Returns: (transfer container) (element-type utf8): sorted capability names
  *
@@ -382,6 +393,8 @@ erpc_registry_list_capabilities(ErpcRegistry *self, const gchar *owner)
  * @self: a #ErpcRegistry
  * @point: (nullable): only this extension point
  * @owner: (nullable): only those of this owner
+ *
+ * Lists the registered extensions.
  *
  * Returns: (transfer full) (element-type utf8): `point:name` strings
  *
@@ -533,6 +546,8 @@ erpc_registry_set_option(ErpcRegistry *self, const gchar *name, GVariant *value)
  * @name: the option
  * @type: the type the caller expects
  *
+ * Reads an option the daemon set for its plugins.
+ *
  * Returns: (transfer none) (nullable): the value, or %NULL when it is unset
  *   or of another type
  *
@@ -569,6 +584,8 @@ erpc_registry_set_context(ErpcRegistry *self, ErpcContext *context)
 /**
  * erpc_registry_get_context:
  * @self: a registry
+ *
+ * Gets the host services of the daemon.
  *
  * Returns: (transfer none) (nullable): the host services of the daemon this
  *   registry belongs to; %NULL only outside a daemon (unit tests)

@@ -17,6 +17,8 @@ G_DECLARE_FINAL_TYPE(ErpcRegistry, erpc_registry, ERPC, REGISTRY, GObject)
  *   (file contents) with erpc_call_get_blob() before anything else in
  *   params, so that it is never copied
  *
+ * How a method is dispatched, in #ErpcMethodInfo.
+ *
  * Since: 0.1
  */
 typedef enum {
@@ -31,6 +33,10 @@ typedef enum {
  * @params: (nullable): the params as sent; already checked to be an object
  *   for methods with a @params_type, and absent, `null` or `{}` otherwise
  * @user_data: what was given to erpc_registry_add_method()
+ *
+ * The handler of a method. It answers @call with erpc_call_return() or
+ * erpc_call_return_error(), now or later, exactly once; reading @params
+ * with the getters of `erpc-json.h` gives the protocol's `-32602` errors.
  *
  * Since: 0.1
  */

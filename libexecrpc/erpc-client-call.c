@@ -320,6 +320,8 @@ erpc_client_call_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_call_async(): the answer of the request.
+ *
  * Returns: (transfer full): the `result` member, or %NULL with @error set:
  *   %ERPC_ERROR for an error the server answered, %ERPC_CLIENT_ERROR or
  *   %ERPC_ERROR_TIMED_OUT when the answer was lost
@@ -365,6 +367,8 @@ erpc_client_get_info_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_get_info_async().
  *
  * Returns: (transfer full): the `EnvironmentInfo` object, or %NULL
  *
@@ -418,6 +422,8 @@ erpc_client_get_status_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_get_status_async().
  *
  * Returns: (transfer full): the status, `ready`, or %NULL
  *

@@ -52,6 +52,8 @@ erpc_client_fs_open_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_fs_open_async().
+ *
  * Returns: (transfer full): the handle id, or %NULL
  *
  * Since: 0.1
@@ -113,6 +115,8 @@ erpc_client_fs_read_block_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @eof: (out) (optional): whether the block reached the end of the file
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_read_block_async().
  *
  * Returns: (transfer full): the bytes read, or %NULL
  *
@@ -181,6 +185,8 @@ erpc_client_fs_write_block_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_fs_write_block_async().
+ *
  * Returns: %TRUE if every byte was written
  *
  * Since: 0.1
@@ -221,6 +227,8 @@ erpc_client_fs_close_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_close_async().
  *
  * Returns: %TRUE if the handle is closed
  *
@@ -294,6 +302,8 @@ erpc_client_fs_watch_missing_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @watching: (out) (optional): whether a path is being watched
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_watch_missing_async().
  *
  * Returns: %TRUE if the server answered
  *

@@ -174,6 +174,8 @@ erpc_client_fs_read_file_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_fs_read_file_async().
+ *
  * Returns: (transfer full): the file's content, or %NULL; a missing file is
  *   %ERPC_ERROR_NOT_FOUND
  *
@@ -230,6 +232,8 @@ erpc_client_fs_write_file_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_fs_write_file_async().
+ *
  * Returns: %TRUE if the file was written
  *
  * Since: 0.1
@@ -282,6 +286,8 @@ erpc_client_fs_create_directory_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_fs_create_directory_async().
+ *
  * Returns: %TRUE if the directory exists now
  *
  * Since: 0.1
@@ -330,6 +336,8 @@ erpc_client_fs_get_metadata_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_get_metadata_async().
  *
  * Returns: (transfer full): `isDirectory`, `isFile`, `isSymlink`, `size`,
  *   `createdAtMs` and `modifiedAtMs`, or %NULL
@@ -380,6 +388,8 @@ erpc_client_fs_read_directory_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_read_directory_async().
  *
  * Returns: (transfer full): the entries, objects with `fileName`,
  *   `isDirectory` and `isFile`, in the server's order; or %NULL
@@ -436,6 +446,8 @@ erpc_client_fs_canonicalize_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_canonicalize_async().
  *
  * Returns: (transfer full): the resolved absolute path, or %NULL
  *
@@ -498,6 +510,8 @@ erpc_client_fs_remove_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_fs_remove_async().
+ *
  * Returns: %TRUE if the path is gone
  *
  * Since: 0.1
@@ -552,6 +566,8 @@ erpc_client_fs_copy_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_copy_async().
  *
  * Returns: %TRUE if the copy was made
  *
@@ -615,6 +631,8 @@ erpc_client_fs_walk_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_fs_walk_async().
  *
  * Returns: (transfer full): `entries`, `errors` and `truncated`, or %NULL
  *

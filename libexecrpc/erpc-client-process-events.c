@@ -308,6 +308,8 @@ erpc_client_process_read_async(ErpcClientProcess *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_process_read_async().
+ *
  * Returns: (transfer full): the `process/read` result: `chunks`, `nextSeq`,
  *   `exited`, `exitCode`, `closed`…
  *

@@ -93,6 +93,8 @@ erpc_client_process_new(ErpcClient *client, const gchar *process_id, const gchar
  * @cwd: (nullable): an absolute path on the server; %NULL for the
  *   server's own working directory
  *
+ * Sets the working directory of the process; call it before starting it.
+ *
  * Since: 0.1
  */
 void
@@ -128,6 +130,8 @@ erpc_client_process_set_env(ErpcClientProcess *self, const gchar *const *envp)
  *   variables the process inherits before the `env` overlay; %NULL sends no
  *   `envPolicy`
  *
+ * Sets the `envPolicy` of the process; call it before starting it.
+ *
  * Since: 0.1
  */
 void
@@ -143,6 +147,8 @@ erpc_client_process_set_inherit_env(ErpcClientProcess *self, const gchar *inheri
  * @self: a #ErpcClientProcess
  * @tty: run the process on a pseudo-terminal (output stream `pty`)
  *
+ * Sets whether the process runs on a terminal; call it before starting it.
+ *
  * Since: 0.1
  */
 void
@@ -157,6 +163,9 @@ erpc_client_process_set_tty(ErpcClientProcess *self, gboolean tty)
  * @self: a #ErpcClientProcess
  * @pipe_stdin: give a non-tty process a writable stdin instead of `/dev/null`
  *
+ * Sets whether the process gets a stdin to write to; call it before
+ * starting it.
+ *
  * Since: 0.1
  */
 void
@@ -169,6 +178,8 @@ erpc_client_process_set_pipe_stdin(ErpcClientProcess *self, gboolean pipe_stdin)
 /**
  * erpc_client_process_get_id:
  * @self: a #ErpcClientProcess
+ *
+ * Gets the id of the process in its session.
  *
  * Returns: the `processId`
  *
@@ -185,6 +196,8 @@ erpc_client_process_get_id(ErpcClientProcess *self)
  * erpc_client_process_get_client:
  * @self: a #ErpcClientProcess
  *
+ * Gets the client the process runs through.
+ *
  * Returns: (transfer none): the client
  *
  * Since: 0.1
@@ -199,6 +212,8 @@ erpc_client_process_get_client(ErpcClientProcess *self)
 /**
  * erpc_client_process_has_exited:
  * @self: a #ErpcClientProcess
+ *
+ * Tells whether the process has exited.
  *
  * Returns: %TRUE once #ErpcClientProcess::exited was emitted
  *
@@ -215,6 +230,8 @@ erpc_client_process_has_exited(ErpcClientProcess *self)
  * erpc_client_process_get_exit_code:
  * @self: a #ErpcClientProcess
  *
+ * Gets the exit code of the process.
+ *
  * Returns: the exit code (128 + N for signal N), -1 before the exit
  *
  * Since: 0.1
@@ -230,6 +247,9 @@ erpc_client_process_get_exit_code(ErpcClientProcess *self)
  * erpc_client_process_is_closed:
  * @self: a #ErpcClientProcess
  *
+ * Tells whether the process is closed: it has exited and every output has
+ * been emitted.
+ *
  * Returns: %TRUE once #ErpcClientProcess::closed was emitted
  *
  * Since: 0.1
@@ -244,6 +264,8 @@ erpc_client_process_is_closed(ErpcClientProcess *self)
 /**
  * erpc_client_process_get_last_seq:
  * @self: a #ErpcClientProcess
+ *
+ * Gets how far the events of the process have been emitted.
  *
  * Returns: the `seq` of the last event emitted, 0 before the first
  *
@@ -354,6 +376,8 @@ erpc_client_process_start_async(ErpcClientProcess *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_process_start_async().
+ *
  * Returns: %TRUE if the process started; a command that cannot be found
  *   is %ERPC_ERROR_NOT_FOUND
  *
@@ -446,6 +470,8 @@ erpc_client_process_write_async(ErpcClientProcess *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_process_write_async().
+ *
  * Returns: (transfer full): the status: `accepted`, `unknownProcess`,
  *   `stdinClosed` or `starting`; %NULL on error
  *
@@ -511,6 +537,8 @@ erpc_client_process_interrupt_async(ErpcClientProcess *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_process_interrupt_async().
+ *
  * Returns: %TRUE if the server accepted the signal
  *
  * Since: 0.1
@@ -561,6 +589,8 @@ erpc_client_process_terminate_async(ErpcClientProcess *self,
  * @result: the #GAsyncResult
  * @running: (out) (optional): whether a running process was signalled
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_process_terminate_async().
  *
  * Returns: %TRUE if the server answered
  *

@@ -99,6 +99,8 @@ erpc_client_http_request_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_http_request_async().
+ *
  * Returns: (transfer full): `status`, `headers` (objects with `name` and
  *   `value`) and `bodyBase64`, or %NULL
  *
@@ -173,6 +175,8 @@ erpc_client_read_environment_config_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_read_environment_config_async().
+ *
  * Returns: (transfer full): `userHomeDir`, `codexHomeDir`, `hostname`,
  *   `config` and `requirements`, or %NULL
  *
@@ -239,6 +243,8 @@ erpc_client_discover_capability_roots_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_discover_capability_roots_async().
+ *
  * Returns: (transfer full): one discovery object per root, in order, or %NULL
  *
  * Since: 0.1
@@ -293,6 +299,8 @@ erpc_client_discover_capabilities_async(ErpcClient *self,
  * @self: a #ErpcClient
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_discover_capabilities_async().
  *
  * Returns: (transfer full): `plugins`, `skills` and `warnings`, or %NULL
  *

@@ -580,6 +580,8 @@ erpc_client_connect_async(ErpcClient *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_client_connect_async().
+ *
  * Returns: %TRUE if the client is ready
  *
  * Since: 0.1

@@ -31,6 +31,15 @@
  * Since: 0.1
  */
 
+/**
+ * erpc_client_error_quark:
+ *
+ * The error domain of what fails in the client rather than on the server.
+ *
+ * Returns: the #GQuark of %ERPC_CLIENT_ERROR
+ *
+ * Since: 0.1
+ */
 G_DEFINE_QUARK(erpc - client - error - quark, erpc_client_error)
 
 G_DEFINE_ENUM_TYPE(ErpcClientState,
@@ -161,6 +170,8 @@ erpc_client_new_for_fd(gint fd, GError **error)
  * @self: a #ErpcClient
  * @client_name: the `clientName` sent with `initialize`
  *
+ * Sets the name the client gives the server; call it before connecting.
+ *
  * Since: 0.1
  */
 void
@@ -252,6 +263,9 @@ erpc_client_set_proxy_resolver(ErpcClient *self, GProxyResolver *resolver)
  * @self: a #ErpcClient
  * @database: (nullable): the trust anchors for `wss://`, %NULL for the system's
  *
+ * Sets the certificates a `wss://` server is checked against; call it
+ * before connecting.
+ *
  * Since: 0.1
  */
 void
@@ -265,6 +279,9 @@ erpc_client_set_tls_database(ErpcClient *self, GTlsDatabase *database)
  * erpc_client_set_connect_timeout:
  * @self: a #ErpcClient
  * @timeout_ms: the longest one connection attempt and its handshake may take
+ *
+ * Sets how long a connection attempt may take, in milliseconds; call it
+ * before connecting.
  *
  * Since: 0.1
  */
@@ -297,6 +314,9 @@ erpc_client_set_recovery_timeout(ErpcClient *self, guint timeout_ms)
  * erpc_client_get_recovery_timeout:
  * @self: a #ErpcClient
  *
+ * Gets how long the client tries to get a lost connection back
+ * (#ErpcClient:recovery-timeout).
+ *
  * Returns: the recovery deadline in milliseconds
  *
  * Since: 0.1
@@ -311,6 +331,8 @@ erpc_client_get_recovery_timeout(ErpcClient *self)
 /**
  * erpc_client_get_state:
  * @self: a #ErpcClient
+ *
+ * Gets the state of the connection (#ErpcClient:state).
  *
  * Returns: the current state
  *
@@ -327,6 +349,8 @@ erpc_client_get_state(ErpcClient *self)
  * erpc_client_get_url:
  * @self: a #ErpcClient
  *
+ * Gets where the client connects to.
+ *
  * Returns: the server URL, or `stdio` or `stream`
  *
  * Since: 0.1
@@ -342,6 +366,8 @@ erpc_client_get_url(ErpcClient *self)
  * erpc_client_get_session_id:
  * @self: a #ErpcClient
  *
+ * Gets the session of the connection, which a reconnection resumes.
+ *
  * Returns: (nullable): the session id the server assigned
  *
  * Since: 0.1
@@ -356,6 +382,8 @@ erpc_client_get_session_id(ErpcClient *self)
 /**
  * erpc_client_get_environment_info:
  * @self: a #ErpcClient
+ *
+ * Gets what the server said about itself in the handshake.
  *
  * Returns: (transfer none) (nullable): the `environmentInfo` of the last
  *   `initialize` result

@@ -129,6 +129,8 @@ erpc_connection_closed_cb(ErpcTransport *transport, const GError *error, ErpcCon
  * erpc_connection_get_id:
  * @self: a #ErpcConnection
  *
+ * Gets the number of the connection.
+ *
  * Returns: a number unique to this connection within the process, for logs
  *
  * Since: 0.1
@@ -143,6 +145,8 @@ erpc_connection_get_id(ErpcConnection *self)
 /**
  * erpc_connection_get_peer:
  * @self: a #ErpcConnection
+ *
+ * Gets who is on the other end, as the transport describes it.
  *
  * Returns: a description of the peer
  *
@@ -159,6 +163,8 @@ erpc_connection_get_peer(ErpcConnection *self)
  * erpc_connection_get_transport:
  * @self: a #ErpcConnection
  *
+ * Gets the transport the connection runs on.
+ *
  * Returns: (transfer none): the transport
  *
  * Since: 0.1
@@ -173,6 +179,8 @@ erpc_connection_get_transport(ErpcConnection *self)
 /**
  * erpc_connection_get_cancellable:
  * @self: a #ErpcConnection
+ *
+ * Gets the cancellable of the connection, for work done on its behalf.
  *
  * Returns: (transfer none): a cancellable that is cancelled when the
  *   connection closes
@@ -189,6 +197,8 @@ erpc_connection_get_cancellable(ErpcConnection *self)
 /**
  * erpc_connection_is_closed:
  * @self: a #ErpcConnection
+ *
+ * Tells whether the connection has closed.
  *
  * Returns: %TRUE once the connection has closed
  *
@@ -401,6 +411,8 @@ erpc_connection_set_plugin_state(ErpcConnection *self,
  * @self: a #ErpcConnection
  * @abort: drop the connection without a closing handshake
  *
+ * Closes the connection and its transport.
+ *
  * Since: 0.1
  */
 void
@@ -452,6 +464,8 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
 	 * @self: the connection
 	 * @message: a valid message
 	 *
+	 * Emitted for each message the peer sent that is well-formed JSON-RPC.
+	 *
 	 * Since: 0.1
 	 */
 	erpc_connection_signals[SIGNAL_MESSAGE] =
@@ -469,6 +483,9 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
 	 * ErpcConnection::malformed:
 	 * @self: the connection
 	 * @error: why the frame was refused
+	 *
+	 * Emitted for each frame that is not a message: too large, too deep,
+	 * not UTF-8, not JSON or not JSON-RPC. The peer is answered with id -1.
 	 *
 	 * Since: 0.1
 	 */
@@ -507,6 +524,9 @@ erpc_connection_class_init(ErpcConnectionClass *klass)
  * @transport: a transport
  * @max_message_size: the largest message accepted, in bytes
  * @max_depth: the deepest JSON nesting accepted
+ *
+ * Makes a connection that reads and writes JSON-RPC messages on @transport,
+ * refusing larger or deeper ones than given.
  *
  * Returns: (transfer full): a new connection
  *

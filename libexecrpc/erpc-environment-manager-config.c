@@ -367,6 +367,8 @@ erpc_environment_manager_compare_ids(gconstpointer a, gconstpointer b)
  * erpc_environment_manager_list_ids:
  * @self: a #ErpcEnvironmentManager
  *
+ * Lists the environments the manager offers.
+ *
  * Returns: (transfer full): the environment ids, sorted, `local` included
  *   when it is
  *
@@ -393,6 +395,8 @@ erpc_environment_manager_list_ids(ErpcEnvironmentManager *self)
 /**
  * erpc_environment_manager_get_default_id:
  * @self: a #ErpcEnvironmentManager
+ *
+ * Gets the environment used when none is named.
  *
  * Returns: (nullable): the config's `default`, else `local` when included,
  *   else the only environment; %NULL when there is no obvious choice
@@ -428,6 +432,8 @@ erpc_environment_manager_get_default_id(ErpcEnvironmentManager *self)
  * @argv: (array zero-terminated=1): the command of the `local` environment,
  *   by default `execserverd --listen stdio`
  *
+ * Sets the command the `local` environment spawns to talk to over stdio.
+ *
  * Since: 0.1
  */
 void
@@ -449,6 +455,8 @@ erpc_environment_manager_set_local_command(ErpcEnvironmentManager *self, const g
  * @self: a #ErpcEnvironmentManager
  * @include_local: whether the `local` environment is offered
  *
+ * Sets whether the `local` environment is offered.
+ *
  * Since: 0.1
  */
 void
@@ -460,6 +468,9 @@ erpc_environment_manager_set_include_local(ErpcEnvironmentManager *self, gboolea
 
 /**
  * erpc_environment_manager_new:
+ *
+ * Makes an environment manager; load a configuration into it to add remote
+ * environments.
  *
  * Returns: (transfer full): a manager with only the `local` environment
  *

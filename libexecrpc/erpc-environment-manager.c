@@ -421,6 +421,8 @@ erpc_environment_manager_wait_until_ready_async(ErpcEnvironmentManager *self,
  * @result: the #GAsyncResult
  * @error: return location for a #GError, or %NULL
  *
+ * Finishes erpc_environment_manager_wait_until_ready_async().
+ *
  * Returns: (transfer full): the ready client, or %NULL
  *
  * Since: 0.1

@@ -10,6 +10,9 @@
 /**
  * erpc_error_quark:
  *
+ * The error domain of the protocol errors, whose codes map to the wire
+ * codes.
+ *
  * Returns: the #GQuark of %ERPC_ERROR, `erpc-error-quark`
  *
  * Since: 0.1
@@ -50,6 +53,8 @@ static const struct {
 /**
  * erpc_error_code_to_string:
  * @code: an #ErpcError
+ *
+ * Names an #ErpcError code.
  *
  * Returns: (transfer none): a short stable name for @code, for logs
  *

@@ -54,12 +54,55 @@ typedef enum {
 	ERPC_ERROR_LAST
 } ErpcError;
 
-/* wire codes of the protocol */
-#define ERPC_WIRE_INVALID_REQUEST  -32600
+/* the JSON-RPC error codes of the protocol, see erpc_error_to_wire_code() */
+
+/**
+ * ERPC_WIRE_INVALID_REQUEST:
+ *
+ * The JSON-RPC error code of an invalid request, a refused one and a parse error, -32600.
+ *
+ * Since: 0.1
+ */
+#define ERPC_WIRE_INVALID_REQUEST -32600
+/**
+ * ERPC_WIRE_METHOD_NOT_FOUND:
+ *
+ * The JSON-RPC error code of an unknown or unavailable method, -32601.
+ *
+ * Since: 0.1
+ */
 #define ERPC_WIRE_METHOD_NOT_FOUND -32601
-#define ERPC_WIRE_INVALID_PARAMS   -32602
-#define ERPC_WIRE_INTERNAL	   -32603
-#define ERPC_WIRE_NOT_FOUND	   -32004
+/**
+ * ERPC_WIRE_INVALID_PARAMS:
+ *
+ * The JSON-RPC error code of params of the wrong shape or value, -32602.
+ *
+ * Since: 0.1
+ */
+#define ERPC_WIRE_INVALID_PARAMS -32602
+/**
+ * ERPC_WIRE_INTERNAL:
+ *
+ * The JSON-RPC error code of a failure on the server, -32603.
+ *
+ * Since: 0.1
+ */
+#define ERPC_WIRE_INTERNAL -32603
+/**
+ * ERPC_WIRE_NOT_FOUND:
+ *
+ * The JSON-RPC error code of a file or handle that does not exist, -32004.
+ *
+ * Since: 0.1
+ */
+#define ERPC_WIRE_NOT_FOUND -32004
+/**
+ * ERPC_WIRE_ALREADY_ATTACHED:
+ *
+ * The JSON-RPC error code of a session resumed while another connection has it, -32010.
+ *
+ * Since: 0.1
+ */
 #define ERPC_WIRE_ALREADY_ATTACHED -32010
 
 GQuark

@@ -217,6 +217,9 @@ erpc_json_check_unit(JsonNode *params, GError **error)
  * @struct_name: the name of the params type, for the error message
  * @error: return location for a #GError, or %NULL
  *
+ * Checks that the params of a request are an object, as a method with a
+ * params type expects.
+ *
  * Returns: (transfer none): the params object, or %NULL with
  *   %ERPC_ERROR_INVALID_PARAMS set when @params is missing or not an object
  *
@@ -257,6 +260,9 @@ erpc_json_node_is(JsonNode *node, GType type)
  * @out: (out) (transfer none): the value, owned by @obj
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required string member of a params object; a missing member or a
+ * wrong type sets the protocol's `-32602` error.
+ *
  * Returns: %TRUE if @member is present and a string
  *
  * Since: 0.1
@@ -280,6 +286,9 @@ erpc_json_require_string(JsonObject *obj, const gchar *member, const gchar **out
  * @default_value: (nullable): the value when @member is absent or null
  * @out: (out) (transfer none): the value
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional string member of a params object; a wrong type sets the
+ * protocol's `-32602` error.
  *
  * Returns: %FALSE if @member is present with another type
  *
@@ -310,6 +319,9 @@ erpc_json_get_string(JsonObject *obj,
  * @out: (out): the value
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required boolean member of a params object; a missing member or a
+ * wrong type sets the protocol's `-32602` error.
+ *
  * Returns: %TRUE if @member is present and a boolean
  *
  * Since: 0.1
@@ -333,6 +345,9 @@ erpc_json_require_boolean(JsonObject *obj, const gchar *member, gboolean *out, G
  * @default_value: the value when @member is absent or null
  * @out: (out): the value
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional boolean member of a params object; a wrong type sets
+ * the protocol's `-32602` error.
  *
  * Returns: %FALSE if @member is present with another type
  *
@@ -406,6 +421,9 @@ erpc_json_node_to_uint64(JsonNode *node, guint64 *out, GError **error)
  * @out: (out): the value
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required integer member of a params object; a missing member or a
+ * wrong type sets the protocol's `-32602` error.
+ *
  * Returns: %TRUE if @member is present and an integer
  *
  * Since: 0.1
@@ -426,6 +444,9 @@ erpc_json_require_int64(JsonObject *obj, const gchar *member, gint64 *out, GErro
  * @default_value: the value when @member is absent or null
  * @out: (out): the value
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional integer member of a params object; a wrong type sets
+ * the protocol's `-32602` error.
  *
  * Returns: %FALSE if @member is present and not an integer
  *
@@ -453,6 +474,9 @@ erpc_json_get_int64(JsonObject *obj,
  * @out: (out): the value
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required non-negative integer member of a params object; a
+ * missing member or a wrong type sets the protocol's `-32602` error.
+ *
  * Returns: %TRUE if @member is present and a non-negative integer
  *
  * Since: 0.1
@@ -473,6 +497,9 @@ erpc_json_require_uint64(JsonObject *obj, const gchar *member, guint64 *out, GEr
  * @default_value: the value when @member is absent or null
  * @out: (out): the value
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional non-negative integer member of a params object; a wrong
+ * type sets the protocol's `-32602` error.
  *
  * Returns: %FALSE if @member is present and not a non-negative integer
  *
@@ -500,6 +527,9 @@ erpc_json_get_uint64(JsonObject *obj,
  * @out: (out) (transfer none): the value
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required object member of a params object; a missing member or a
+ * wrong type sets the protocol's `-32602` error.
+ *
  * Returns: %TRUE if @member is present and an object
  *
  * Since: 0.1
@@ -522,6 +552,9 @@ erpc_json_require_object(JsonObject *obj, const gchar *member, JsonObject **out,
  * @member: the member name
  * @out: (out) (transfer none) (nullable): the value, %NULL when absent or null
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional object member of a params object; a wrong type sets the
+ * protocol's `-32602` error.
  *
  * Returns: %FALSE if @member is present and not an object
  *
@@ -547,6 +580,9 @@ erpc_json_get_object(JsonObject *obj, const gchar *member, JsonObject **out, GEr
  * @out: (out) (transfer none): the value
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required array member of a params object; a missing member or a
+ * wrong type sets the protocol's `-32602` error.
+ *
  * Returns: %TRUE if @member is present and an array
  *
  * Since: 0.1
@@ -569,6 +605,8 @@ erpc_json_require_array(JsonObject *obj, const gchar *member, JsonArray **out, G
  * @member: the member name
  * @out: (out) (transfer none) (nullable): the value, %NULL when absent or null
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional array member of a params object.
  *
  * Returns: %FALSE if @member is present and not an array
  *
@@ -593,6 +631,9 @@ erpc_json_get_array(JsonObject *obj, const gchar *member, JsonArray **out, GErro
  * @member: the member name
  * @out: (out) (transfer full): the strings
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads a required array of strings of a params object; a missing member or
+ * a wrong type sets the protocol's `-32602` error.
  *
  * Returns: %TRUE if @member is an array of strings
  *

@@ -289,6 +289,8 @@ erpc_json_append_node(GString *out, JsonNode *node)
  * erpc_json_to_string:
  * @node: (nullable): a node
  *
+ * Writes a node as JSON text.
+ *
  * Returns: (transfer full): @node as compact JSON
  *
  * Since: 0.1

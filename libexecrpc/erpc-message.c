@@ -67,6 +67,8 @@ erpc_id_append(GString *out, JsonNode *id)
  * erpc_id_new_int:
  * @value: the id
  *
+ * Makes a request id from an integer.
+ *
  * Returns: (transfer full): an integer id node
  *
  * Since: 0.1
@@ -391,6 +393,8 @@ _erpc_message_take_blob(ErpcMessage *self, JsonNode *node, const gchar **data, g
  * erpc_message_ref:
  * @self: a #ErpcMessage
  *
+ * Takes a reference on a message.
+ *
  * Returns: (transfer full): @self
  *
  * Since: 0.1
@@ -406,6 +410,8 @@ erpc_message_ref(ErpcMessage *self)
 /**
  * erpc_message_unref:
  * @self: (transfer full): a #ErpcMessage
+ *
+ * Drops a reference on a message, freeing it with the last one.
  *
  * Since: 0.1
  */
@@ -426,6 +432,8 @@ erpc_message_unref(ErpcMessage *self)
  * erpc_message_get_kind:
  * @self: a #ErpcMessage
  *
+ * Tells a request, a notification, a result and an error response apart.
+ *
  * Returns: the kind of message
  *
  * Since: 0.1
@@ -439,6 +447,8 @@ erpc_message_get_kind(ErpcMessage *self)
 /**
  * erpc_message_get_id:
  * @self: a #ErpcMessage
+ *
+ * Gets the id of a request or response.
  *
  * Returns: (transfer none) (nullable): the id, a string or integer node
  *
@@ -454,6 +464,8 @@ erpc_message_get_id(ErpcMessage *self)
  * erpc_message_get_method:
  * @self: a #ErpcMessage
  *
+ * Gets the method of a request or notification.
+ *
  * Returns: (nullable): the method of a request or notification
  *
  * Since: 0.1
@@ -467,6 +479,8 @@ erpc_message_get_method(ErpcMessage *self)
 /**
  * erpc_message_get_params:
  * @self: a #ErpcMessage
+ *
+ * Gets the params of a request or notification.
  *
  * Returns: (transfer none) (nullable): the params, %NULL when absent
  *
@@ -482,6 +496,8 @@ erpc_message_get_params(ErpcMessage *self)
  * erpc_message_get_result:
  * @self: a #ErpcMessage
  *
+ * Gets the result of a response.
+ *
  * Returns: (transfer none) (nullable): the result of a response
  *
  * Since: 0.1
@@ -495,6 +511,8 @@ erpc_message_get_result(ErpcMessage *self)
 /**
  * erpc_message_get_error_code:
  * @self: a #ErpcMessage
+ *
+ * Gets the code of an error response.
  *
  * Returns: the code of an error response
  *
@@ -510,6 +528,8 @@ erpc_message_get_error_code(ErpcMessage *self)
  * erpc_message_get_error_message:
  * @self: a #ErpcMessage
  *
+ * Gets the message of an error response.
+ *
  * Returns: (nullable): the message of an error response
  *
  * Since: 0.1
@@ -523,6 +543,8 @@ erpc_message_get_error_message(ErpcMessage *self)
 /**
  * erpc_message_get_error_data:
  * @self: a #ErpcMessage
+ *
+ * Gets the data of an error response.
  *
  * Returns: (transfer none) (nullable): the `data` of an error response
  *
@@ -538,6 +560,8 @@ erpc_message_get_error_data(ErpcMessage *self)
  * erpc_message_new_result:
  * @id: the request id
  * @result: (nullable): the result; %NULL is sent as `null`
+ *
+ * Writes a result response as the text to send.
  *
  * Returns: (transfer full): `{"id":ID,"result":RESULT}`
  *
@@ -565,6 +589,8 @@ erpc_message_new_result(JsonNode *id, JsonNode *result)
  * @code: the JSON-RPC error code
  * @message: the error message
  * @data: (nullable): the `data` member, omitted when %NULL
+ *
+ * Writes an error response as the text to send.
  *
  * Returns: (transfer full): `{"error":{"code":C,"data":D,"message":M},"id":ID}`
  *
@@ -602,6 +628,8 @@ erpc_message_new_error(JsonNode *id, gint code, const gchar *message, JsonNode *
  * @method: the method
  * @params: (nullable): the params, omitted when %NULL
  *
+ * Writes a notification as the text to send.
+ *
  * Returns: (transfer full): `{"method":M,"params":P}`
  *
  * Since: 0.1
@@ -628,6 +656,8 @@ erpc_message_new_notification(const gchar *method, JsonNode *params)
  * @id: the request id
  * @method: the method
  * @params: (nullable): the params, omitted when %NULL
+ *
+ * Writes a request as the text to send.
  *
  * Returns: (transfer full): `{"id":ID,"method":M,"params":P}`
  *

@@ -71,6 +71,9 @@ erpc_transport_close(ErpcTransport *self, gboolean abort)
  * erpc_transport_get_queued_bytes:
  * @self: a #ErpcTransport
  *
+ * Gets how much is waiting to be written, so that a writer can slow down
+ * while the peer does not read.
+ *
  * Returns: bytes queued for the peer and not yet written
  *
  * Since: 0.1
@@ -117,6 +120,8 @@ erpc_transport_is_congested(ErpcTransport *self)
  * erpc_transport_get_peer:
  * @self: a #ErpcTransport
  *
+ * Gets who is on the other end of the transport.
+ *
  * Returns: a description of the peer for messages, e.g. `websocket 127.0.0.1:4242`
  *
  * Since: 0.1
@@ -132,6 +137,8 @@ erpc_transport_get_peer(ErpcTransport *self)
 /**
  * erpc_transport_is_closed:
  * @self: a #ErpcTransport
+ *
+ * Tells whether the transport has closed.
  *
  * Returns: %TRUE once #ErpcTransport::closed was emitted
  *

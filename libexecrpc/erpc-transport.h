@@ -5,6 +5,14 @@
 
 G_BEGIN_DECLS
 
+/**
+ * ErpcTransport:
+ *
+ * One connection to a peer, moving whole messages; see #ErpcTransportClass.
+ * #ErpcConnection reads and writes JSON-RPC on one.
+ *
+ * Since: 0.1
+ */
 #define ERPC_TYPE_TRANSPORT (erpc_transport_get_type())
 G_DECLARE_DERIVABLE_TYPE(ErpcTransport, erpc_transport, ERPC, TRANSPORT, GObject)
 

@@ -169,6 +169,8 @@ erpc_uri_serialize(const gchar *path)
  * @uri: a `file://` URI from a peer
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a `file://` URI of the protocol as a local path.
+ *
  * Returns: (transfer full): the absolute, normalised local path, or %NULL
  *   with %ERPC_ERROR_INVALID_PARAMS (or %ERPC_ERROR_INVALID_REQUEST for a
  *   URI with a host)
@@ -260,6 +262,8 @@ erpc_uri_to_path(const gchar *uri_in, GError **error)
  * erpc_path_to_uri:
  * @path: an absolute path
  *
+ * Makes the `file://` URI of a local path, as the protocol sends paths.
+ *
  * Returns: (transfer full) (nullable): `file:///...` without a trailing slash
  *
  * Since: 0.1
@@ -285,6 +289,8 @@ erpc_path_to_uri(const gchar *path)
  * @out: (out) (transfer full): the local path
  * @error: return location for a #GError, or %NULL
  *
+ * Reads a required `file://` URI member of a params object as a local path.
+ *
  * Returns: %TRUE if @member is present and a valid file URI
  *
  * Since: 0.1
@@ -306,6 +312,9 @@ erpc_json_require_path(JsonObject *obj, const gchar *member, gchar **out, GError
  * @member: the member holding a `file://` URI
  * @out: (out) (transfer full) (nullable): the local path, %NULL when absent
  * @error: return location for a #GError, or %NULL
+ *
+ * Reads an optional `file://` URI member of a params object as a local
+ * path.
  *
  * Returns: %FALSE if @member is present and not a valid file URI
  *

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs what is missing, checks the sources (scripts/check-source.sh: the
 # plugin boundary and the format), builds warning-free (-Werror) and runs the
-# whole test suite twice: a normal build, then an AddressSanitizer/UBSan build.
+# whole test suite twice: a normal build, then an AddressSanitizer/UBSan build;
+# the normal build also renders the API reference and is installed as the
+# SDK that tests/sdk/run.sh builds and loads the example plugin against.
 # A failed source check is printed first and fails the run, but the tests
 # still run, so that one run shows everything. Ends with one line
 # "N passed, N failed".
@@ -25,7 +27,14 @@ run_suite() {
 	meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
 }
 
-run_suite build-ci --buildtype=debugoptimized
+# -Ddocs=true: the API reference too, where a gi-docgen warning fails the build;
+# relocatable .pc files (the default of a new build dir) for tests/sdk/run.sh
+run_suite build-ci --buildtype=debugoptimized -Ddocs=true -Dpkgconfig.relocatable=true
+# the SDK as a third party gets it: build-ci installed with --destdir, the
+# example plugin and the README's built against that alone, loaded with
+# --plugins-dir and called over the protocol
+sdk=failed
+if sh tests/sdk/run.sh build-ci; then sdk=passed; else status=1; fi
 # the unit suite again under valgrind: memory errors and definite leaks fail it
 meson test -C build-ci --suite unit --no-suite no-valgrind --no-rebuild --print-errorlogs \
 	--num-processes 2 --timeout-multiplier 10 --logbase valgrind \
@@ -85,8 +94,10 @@ fi
 echo "codex-cli end-to-end: $e2e"
 
 echo "source check: $source_check"
+echo "sdk: $sdk"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" --extra "check-source=$source_check" \
+	--extra "sdk=$sdk" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
 	build-asan/meson-logs/testlog.json $user_logs
 exit $status

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* hello: a plugin of execserverd built against the installed SDK. It
+ * registers the capability `hello` (version 1) and the method `hello/greet`
+ * gated on it: {"name": "you"} is answered {"greeting": "Hello, you!"}.
+ * The word is set with --hello-greeting=WORD or `greeting=` in the
+ * `[hello]` section of the daemon's config file; the command line wins. */
+
+#include <execrpc-plugin.h>
+
+#define HELLO_TYPE_PLUGIN (hello_plugin_get_type())
+G_DECLARE_FINAL_TYPE(HelloPlugin, hello_plugin, HELLO, PLUGIN, ErpcPlugin)
+
+struct _HelloPlugin {
+	ErpcPlugin parent_instance;
+	gchar *option_greeting; /* --hello-greeting, set by GOption */
+	gchar *config_greeting; /* greeting= of [hello] */
+};
+
+G_DEFINE_TYPE(HelloPlugin, hello_plugin, ERPC_TYPE_PLUGIN)
+
+static void
+hello_greet(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(JsonBuilder) builder = json_builder_new();
+	g_autofree gchar *greeting = NULL;
+	HelloPlugin *self = HELLO_PLUGIN(user_data);
+	const gchar *word = "Hello";
+	const gchar *name = NULL;
+
+	/* a missing or non-string `name` is the protocol's -32602 */
+	if (!erpc_json_require_string(params, "name", &name, &error)) {
+		erpc_call_return_error(call, error);
+		return;
+	}
+	if (self->option_greeting != NULL)
+		word = self->option_greeting;
+	else if (self->config_greeting != NULL)
+		word = self->config_greeting;
+	greeting = g_strdup_printf("%s, %s!", word, name);
+	json_builder_begin_object(builder);
+	json_builder_set_member_name(builder, "greeting");
+	json_builder_add_string_value(builder, greeting);
+	json_builder_end_object(builder);
+	/* the call takes the result */
+	erpc_call_return(call, json_builder_get_root(builder));
+}
+
+static gboolean
+hello_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
+{
+	const ErpcMethodInfo greet = {
+	    .name = "hello/greet",
+	    .family = "hello",
+	    .params_type = "GreetParams",
+	    .capability = "hello",
+	    .since_version = 1,
+	    .func = hello_greet,
+	};
+
+	if (!erpc_registry_add_capability(registry, "hello", 1, error))
+		return FALSE;
+	return erpc_registry_add_method(registry, &greet, plugin, NULL, error);
+}
+
+/* called once after setup, before the daemon parses its command line */
+static GOptionGroup *
+hello_plugin_get_option_group(ErpcPlugin *plugin)
+{
+	HelloPlugin *self = HELLO_PLUGIN(plugin);
+	const GOptionEntry entries[] = {{"hello-greeting",
+					 0,
+					 0,
+					 G_OPTION_ARG_STRING,
+					 &self->option_greeting,
+					 "The word hello/greet greets with (default Hello)",
+					 "WORD"},
+					{NULL}};
+	GOptionGroup *group = g_option_group_new("hello",
+						 "The hello plugin:",
+						 "Show the hello plugin's options",
+						 self,
+						 NULL);
+
+	g_option_group_add_entries(group, entries);
+	return group;
+}
+
+/* the [hello] section of the config file, read before the command line */
+static gboolean
+hello_plugin_load_config(ErpcPlugin *plugin, GKeyFile *file, const gchar *group, GError **error)
+{
+	HelloPlugin *self = HELLO_PLUGIN(plugin);
+	const gchar *const keys[] = {"greeting", NULL};
+	g_autofree gchar *greeting = NULL;
+
+	erpc_plugin_check_config_keys(plugin, file, group, keys);
+	if (!g_key_file_has_key(file, group, "greeting", NULL))
+		return TRUE;
+	greeting = g_key_file_get_string(file, group, "greeting", error);
+	if (greeting == NULL)
+		return FALSE;
+	g_free(self->config_greeting);
+	self->config_greeting = g_steal_pointer(&greeting);
+	return TRUE;
+}
+
+static void
+hello_plugin_finalize(GObject *object)
+{
+	HelloPlugin *self = HELLO_PLUGIN(object);
+
+	g_free(self->option_greeting);
+	g_free(self->config_greeting);
+	G_OBJECT_CLASS(hello_plugin_parent_class)->finalize(object);
+}
+
+static void
+hello_plugin_init(HelloPlugin *self)
+{
+}
+
+static void
+hello_plugin_class_init(HelloPluginClass *klass)
+{
+	ErpcPluginClass *plugin_class = ERPC_PLUGIN_CLASS(klass);
+
+	G_OBJECT_CLASS(klass)->finalize = hello_plugin_finalize;
+	plugin_class->setup = hello_plugin_setup;
+	plugin_class->get_option_group = hello_plugin_get_option_group;
+	plugin_class->load_config = hello_plugin_load_config;
+}
+
+ERPC_PLUGIN_DEFINE("hello", "1.0", "says hello (the SDK's example plugin)", hello_plugin_get_type)
