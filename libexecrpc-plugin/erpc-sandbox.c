@@ -19,7 +19,21 @@
  * itself; a policy carries the daemon's parsed form as opaque data.
  */
 
-G_DEFINE_QUARK(erpc - sandbox - error - quark, erpc_sandbox_error)
+/**
+ * erpc_sandbox_error_quark:
+ *
+ * The domain of the sandbox service's errors, %ERPC_SANDBOX_ERROR.
+ *
+ * Returns: the quark of `erpc-sandbox-error-quark`
+ *
+ * Since: 0.2
+ */
+GQuark
+erpc_sandbox_error_quark(void)
+{
+	/* written out: clang-format would space the dashes of G_DEFINE_QUARK() */
+	return g_quark_from_static_string("erpc-sandbox-error-quark");
+}
 
 struct _ErpcSandboxPolicy {
 	gatomicrefcount ref;
@@ -87,6 +101,8 @@ erpc_sandbox_policy_get_data(ErpcSandboxPolicy *self, ErpcSandbox *owner)
  * erpc_sandbox_policy_ref:
  * @self: a policy
  *
+ * Takes a reference on the policy.
+ *
  * Returns: (transfer full): @self
  *
  * Since: 0.2
@@ -102,6 +118,8 @@ erpc_sandbox_policy_ref(ErpcSandboxPolicy *self)
 /**
  * erpc_sandbox_policy_unref:
  * @self: (transfer full): a policy
+ *
+ * Drops a reference on the policy.
  *
  * Since: 0.2
  */
@@ -121,6 +139,8 @@ erpc_sandbox_policy_unref(ErpcSandboxPolicy *self)
  * erpc_sandbox_policy_is_isolated:
  * @self: a policy
  *
+ * Whether work under the policy must run inside the sandbox.
+ *
  * Returns: %TRUE if a command under @self runs in a sandbox (a managed
  *   profile that restricts the file system or the network), as
  *   process/start runs it
@@ -138,6 +158,8 @@ erpc_sandbox_policy_is_isolated(ErpcSandboxPolicy *self)
  * erpc_sandbox_policy_is_file_system_restricted:
  * @self: a policy
  *
+ * Whether the policy restricts the file system.
+ *
  * Returns: %TRUE if @self is a managed profile with a restricted file
  *   system: file system work under it must run in the sandbox
  *
@@ -153,6 +175,8 @@ erpc_sandbox_policy_is_file_system_restricted(ErpcSandboxPolicy *self)
 /**
  * erpc_sandbox_policy_get_network:
  * @self: a policy
+ *
+ * The network a command under the policy gets.
  *
  * Returns: the network a command under @self has
  *
@@ -238,6 +262,8 @@ erpc_sandbox_command_new(const gchar *const *argv)
  * erpc_sandbox_command_ref:
  * @self: a command
  *
+ * Takes a reference on the command.
+ *
  * Returns: (transfer full): @self
  *
  * Since: 0.2
@@ -263,6 +289,8 @@ erpc_sandbox_command_close_fds(ErpcSandboxCommand *self)
  * erpc_sandbox_command_unref:
  * @self: (transfer full): a command
  *
+ * Drops a reference on the command.
+ *
  * Since: 0.2
  */
 void
@@ -287,6 +315,8 @@ erpc_sandbox_command_unref(ErpcSandboxCommand *self)
  * @envp: (nullable): the whole environment of the command, `NAME=value`;
  *   %NULL for none
  *
+ * Sets the environment the command gets.
+ *
  * Since: 0.2
  */
 void
@@ -303,6 +333,8 @@ erpc_sandbox_command_set_envp(ErpcSandboxCommand *self, const gchar *const *envp
  * erpc_sandbox_command_set_cwd:
  * @self: a command
  * @cwd: the absolute working directory inside the sandbox
+ *
+ * Sets the directory the command starts in.
  *
  * Since: 0.2
  */
@@ -368,6 +400,8 @@ erpc_sandbox_command_add_ro_file(ErpcSandboxCommand *self, const gchar *path)
  * erpc_sandbox_command_get_argv:
  * @self: a command
  *
+ * The command line the command runs.
+ *
  * Returns: (transfer none): the argv
  *
  * Since: 0.2
@@ -383,6 +417,8 @@ erpc_sandbox_command_get_argv(ErpcSandboxCommand *self)
  * erpc_sandbox_command_get_envp:
  * @self: a command
  *
+ * The environment the command gets.
+ *
  * Returns: (transfer none): the environment
  *
  * Since: 0.2
@@ -397,6 +433,8 @@ erpc_sandbox_command_get_envp(ErpcSandboxCommand *self)
 /**
  * erpc_sandbox_command_get_cwd:
  * @self: a command
+ *
+ * The directory the command starts in.
  *
  * Returns: the working directory
  *
@@ -415,6 +453,8 @@ erpc_sandbox_command_get_cwd(ErpcSandboxCommand *self)
  * @target_fds: (out) (array length=n_fds): the numbers the command gets them as
  * @n_fds: (out): the number of descriptors
  *
+ * The descriptors the command gets, and at which numbers.
+ *
  * Returns: (array length=n_fds) (transfer none): the descriptors taken, in
  *   the order given
  *
@@ -432,6 +472,8 @@ erpc_sandbox_command_get_fds(ErpcSandboxCommand *self, const gint **target_fds, 
 /**
  * erpc_sandbox_command_get_ro_files:
  * @self: a command
+ *
+ * The host files bound read-only into the sandbox.
  *
  * Returns: (transfer none): the files added with erpc_sandbox_command_add_ro_file()
  *
@@ -484,6 +526,8 @@ erpc_sandbox_child_new(GPid pid, gpointer data, GDestroyNotify cleanup)
  * erpc_sandbox_child_ref:
  * @self: a child
  *
+ * Takes a reference on the child.
+ *
  * Returns: (transfer full): @self
  *
  * Since: 0.2
@@ -521,6 +565,8 @@ erpc_sandbox_child_reap(ErpcSandboxChild *self)
  * erpc_sandbox_child_unref:
  * @self: (transfer full): a child
  *
+ * Drops a reference on the child.
+ *
  * Since: 0.2
  */
 void
@@ -539,6 +585,8 @@ erpc_sandbox_child_unref(ErpcSandboxChild *self)
 /**
  * erpc_sandbox_child_get_pid:
  * @self: a child
+ *
+ * The process id of the child, for signals and logs.
  *
  * Returns: the pid of the sandbox's outermost process (bwrap)
  *
@@ -701,6 +749,8 @@ erpc_sandbox_child_wait_async(ErpcSandboxChild *self,
  * @result: the result given to the callback
  * @wait_status: (out) (optional): the wait status
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_sandbox_child_wait_async().
  *
  * Returns: as erpc_sandbox_child_wait()
  *
@@ -874,6 +924,8 @@ erpc_sandbox_run_async(ErpcSandbox *self,
  * @result: the result given to the callback
  * @wait_status: (out) (optional): the command's wait status
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_sandbox_run_async().
  *
  * Returns: %TRUE if the command ran and exited (whatever its status);
  *   otherwise %FALSE with an %ERPC_SANDBOX_ERROR or %G_IO_ERROR_CANCELLED

@@ -28,6 +28,8 @@ G_BEGIN_DECLS
  *   seccomp filter, bwrap's mounts); on the wire -32603 with `data.kind`
  *   `sandboxPreparation`
  *
+ * The errors of the sandbox service, %ERPC_SANDBOX_ERROR.
+ *
  * Since: 0.2
  */
 typedef enum {
@@ -55,6 +57,8 @@ typedef enum {
  * ErpcSandboxNetwork:
  * @ERPC_SANDBOX_NETWORK_RESTRICTED: no network but Unix stream sockets
  * @ERPC_SANDBOX_NETWORK_ENABLED: the host's network
+ *
+ * The network of a sandboxed command.
  *
  * Since: 0.2
  */

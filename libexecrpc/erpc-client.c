@@ -40,7 +40,12 @@
  *
  * Since: 0.1
  */
-G_DEFINE_QUARK(erpc - client - error - quark, erpc_client_error)
+GQuark
+erpc_client_error_quark(void)
+{
+	/* written out: clang-format would space the dashes of G_DEFINE_QUARK() */
+	return g_quark_from_static_string("erpc-client-error-quark");
+}
 
 G_DEFINE_ENUM_TYPE(ErpcClientState,
 		   erpc_client_state,

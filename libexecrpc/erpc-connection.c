@@ -337,6 +337,8 @@ erpc_connection_find_slot(ErpcConnection *self, gconstpointer key, guint *index)
  * @key: what identifies the slot: the plugin instance, or a #GType or the
  *   address of a static variable of the plugin's own
  *
+ * Reads the state a plugin keeps for this connection.
+ *
  * Returns: (transfer none) (nullable): what was set for @key with
  *   erpc_connection_set_plugin_state(), or %NULL
  *

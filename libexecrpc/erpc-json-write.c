@@ -325,6 +325,8 @@ erpc_json_writer_init(ErpcJsonWriter *self, GString *out)
  * erpc_json_writer_get_string:
  * @self: a #ErpcJsonWriter
  *
+ * The text written so far.
+ *
  * Returns: (transfer none): the string @self appends to
  *
  * Since: 0.2
@@ -571,6 +573,8 @@ erpc_json_writer_base64(ErpcJsonWriter *self, const guint8 *data, gsize len)
  * @self: a #ErpcJsonWriter
  * @value: a number
  *
+ * Writes a signed integer value.
+ *
  * Since: 0.2
  */
 void
@@ -584,6 +588,8 @@ erpc_json_writer_int(ErpcJsonWriter *self, gint64 value)
  * erpc_json_writer_uint:
  * @self: a #ErpcJsonWriter
  * @value: a number, all 64 bits of it
+ *
+ * Writes an unsigned integer value.
  *
  * Since: 0.2
  */
@@ -616,6 +622,8 @@ erpc_json_writer_double(ErpcJsonWriter *self, gdouble value)
  * @self: a #ErpcJsonWriter
  * @value: a truth value
  *
+ * Writes a boolean value.
+ *
  * Since: 0.2
  */
 void
@@ -627,6 +635,8 @@ erpc_json_writer_boolean(ErpcJsonWriter *self, gboolean value)
 /**
  * erpc_json_writer_null:
  * @self: a #ErpcJsonWriter
+ *
+ * Writes `null`.
  *
  * Since: 0.2
  */
@@ -693,6 +703,8 @@ erpc_json_writer_member_string(ErpcJsonWriter *self, const gchar *name, const gc
  * @name: the member name
  * @value: its value
  *
+ * Writes a member with a signed integer value.
+ *
  * Since: 0.2
  */
 void
@@ -709,6 +721,8 @@ erpc_json_writer_member_int(ErpcJsonWriter *self, const gchar *name, gint64 valu
  * @name: the member name
  * @value: its value
  *
+ * Writes a member with an unsigned integer value.
+ *
  * Since: 0.2
  */
 void
@@ -724,6 +738,8 @@ erpc_json_writer_member_uint(ErpcJsonWriter *self, const gchar *name, guint64 va
  * @self: a #ErpcJsonWriter inside an object
  * @name: the member name
  * @value: its value
+ *
+ * Writes a member with a boolean value.
  *
  * Since: 0.2
  */

@@ -22,7 +22,12 @@
  * roots, not to the cwd.
  */
 
-G_DEFINE_QUARK(esd - sandbox - error - quark, esd_sandbox_error)
+GQuark
+esd_sandbox_error_quark(void)
+{
+	/* written out: clang-format would space the dashes of G_DEFINE_QUARK() */
+	return g_quark_from_static_string("esd-sandbox-error-quark");
+}
 
 /* the reference's platform read roots, plus /lib32 for multilib programs */
 static const gchar *const esd_sandbox_minimal_paths[] = {"/bin",
