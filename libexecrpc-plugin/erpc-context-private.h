@@ -9,4 +9,15 @@ G_BEGIN_DECLS
 ErpcContext *
 erpc_context_new(void);
 
+/* launch hooks: whose registrations follow (set with the registry's owner),
+ * dropping a plugin's hooks, and what erpc-launch.c reads */
+void
+erpc_context_set_owner(ErpcContext *self, const gchar *owner);
+void
+erpc_context_remove_owner(ErpcContext *self, const gchar *owner);
+GPtrArray *
+erpc_context_get_launch_hooks(ErpcContext *self);
+gboolean
+erpc_context_claims_member(ErpcContext *self, const gchar *member);
+
 G_END_DECLS

@@ -3,6 +3,8 @@
 
 #include <glib-object.h>
 
+#include "erpc-launch.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -18,5 +20,9 @@ G_BEGIN_DECLS
  */
 #define ERPC_TYPE_CONTEXT (erpc_context_get_type())
 G_DECLARE_FINAL_TYPE(ErpcContext, erpc_context, ERPC, CONTEXT, GObject)
+
+/* launch hooks (erpc-launch.h) */
+gboolean
+erpc_context_add_launch_hook(ErpcContext *self, ErpcLaunchHook *hook, GError **error);
 
 G_END_DECLS
