@@ -690,6 +690,8 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 	g_autoptr(EsdStartJob) job = g_new0(EsdStartJob, 1);
 	g_autoptr(GError) error = NULL;
 	EsdStartParams *start = &job->start;
+	ErpcLaunch *launch;
+	GCancellable *cancellable;
 	struct stat st;
 
 	if (!esd_process_methods_parse_start(params, start, call, context))
@@ -751,8 +753,10 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 	}
 	job->cancellable = g_cancellable_new();
 	esd_process_methods_watch_launch(job);
-	erpc_launch_prepare_async(job->launch,
-				  job->cancellable,
+	launch = job->launch;
+	cancellable = job->cancellable;
+	erpc_launch_prepare_async(launch,
+				  cancellable,
 				  esd_process_methods_prepared_cb,
 				  g_steal_pointer(&job));
 }

@@ -518,6 +518,7 @@ esd_process_set_exited(EsdProcess *self, gint exit_code)
 	esd_process_wake_waiters(self);
 	if (!self->tty)
 		self->stdin_closed = TRUE;
+	g_signal_emit(self, esd_process_signals[SIGNAL_EXITED], 0, exit_code);
 	esd_process_maybe_close(self);
 }
 
