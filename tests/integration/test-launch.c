@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -308,6 +309,84 @@ test_netns(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpstr(out, ==, expected);
 }
 
+#define SANDBOX_READ(path)                                                                         \
+	"{\"path\":{\"type\":\"path\",\"path\":\"file://" path "\"},\"access\":\"read\"}"
+
+/* in the sandbox: a file the policy hides is bound for the command; descriptors pass bwrap */
+static void
+test_sandbox_file(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autofree gchar *dir = g_dir_make_tmp("esd-launch-XXXXXX", &error);
+	g_autofree gchar *file = NULL;
+	g_autofree gchar *sandbox = NULL;
+	g_autofree gchar *extra = NULL;
+	g_autofree gchar *control_extra = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *control = NULL;
+	g_autofree gchar *control_script = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *control_out = NULL;
+	const gchar *probe[] = {"bwrap", "--ro-bind", "/", "/", "--unshare-all", "true", NULL};
+	gint status = -1;
+
+	g_assert_no_error(error);
+	if (!g_spawn_sync(NULL,
+			  (gchar **)probe,
+			  NULL,
+			  G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL |
+			      G_SPAWN_STDERR_TO_DEV_NULL,
+			  NULL,
+			  NULL,
+			  NULL,
+			  NULL,
+			  &status,
+			  NULL) ||
+	    status != 0) {
+		g_test_skip("bwrap cannot make a sandbox here");
+		g_rmdir(dir);
+		return;
+	}
+	file = g_build_filename(dir, "snapshot", NULL);
+	g_assert_true(g_file_set_contents(file, "from the host\n", -1, NULL));
+	/* what sh and cat need, nothing of the temporary directory */
+	sandbox = g_strdup(
+	    "{\"permissions\":{\"type\":\"managed\",\"file_system\":{\"type\":\"restricted\","
+	    "\"entries\":[" SANDBOX_READ("/usr") "," SANDBOX_READ("/bin") "," SANDBOX_READ(
+		"/lib") "," SANDBOX_READ("/lib64") "," SANDBOX_READ("/etc") "]},"
+									    "\"network\":"
+									    "\"restricted\"},"
+									    "\"windowsSandboxLevel"
+									    "\":\"disabled\"}");
+	extra = g_strdup_printf("\"sandbox\":%s,\"esdTest\":{\"file\":\"%s\",\"fdText\":\"fd\"}",
+				sandbox,
+				file);
+	params = start_params("p1",
+			      "cat \"$ESD_TEST_FILE\" && cat <&$ESD_TEST_FD && echo; "
+			      "ls \"$(dirname \"$ESD_TEST_FILE\")\"",
+			      extra);
+	fixture_assert_result(fx,
+			      "process/start",
+			      params,
+			      "{\"processId\":\"p1\",\"sandboxType\":\"linuxSeccomp\"}");
+	out = fixture_output(fx, "p1");
+	/* the file alone: nothing else of its directory */
+	g_assert_cmpstr(out, ==, "from the host\nfd\nsnapshot\n");
+
+	/* without the hook's file, the policy hides it */
+	control_extra = g_strdup_printf("\"sandbox\":%s", sandbox);
+	control_script = g_strdup_printf("cat %s", file);
+	control = start_params("p2", control_script, control_extra);
+	fixture_assert_result(fx,
+			      "process/start",
+			      control,
+			      "{\"processId\":\"p2\",\"sandboxType\":\"linuxSeccomp\"}");
+	control_out = fixture_output(fx, "p2");
+	g_assert_null(strstr(control_out, "from the host"));
+	g_unlink(file);
+	g_rmdir(dir);
+}
+
 /* the client's request to the daemon with id 1 does not meet the daemon's request 1 */
 static void
 test_ask_answered(Fixture *fx, gconstpointer user_data)
@@ -544,6 +623,7 @@ main(int argc, char **argv)
 		ADD("session/ask-cancelled", test_ask_cancelled);
 		if (i == 0) {
 			ADD("hook/netns", test_netns);
+			ADD("hook/sandbox-file", test_sandbox_file);
 			ADD("session/unsolicited-answer", test_unsolicited_answer);
 			ADD("session/ask-disconnect", test_ask_disconnect);
 			ADD("session/notify-detached", test_notify_detached);
