@@ -56,6 +56,7 @@ if [ "$(id -u)" = 0 ] && [ "${ESD_SKIP_USER_SUITE:-0}" != 1 ]; then
 fi
 
 # clang sanitizer runtimes need undefined symbols left to the executable (meson #764)
+ESD_TEST_TIMEOUT_SCALE=3 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 LSAN_OPTIONS=suppressions=$(pwd)/tests/data/lsan.supp \

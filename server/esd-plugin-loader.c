@@ -26,16 +26,17 @@
  * own in it. The path is resolved first and loaded as resolved, so no link
  * can be swapped after the check.
  *
- * Inside a user namespace that maps neither the overflow uid
- * (/proc/sys/kernel/overflowuid, 65534) nor its parent's root, files whose
+ * Inside a user namespace that does not map the overflow uid
+ * (/proc/sys/kernel/overflowuid, 65534), files whose
  * owner is not mapped in are shown as owned by the overflow uid: root's
  * files, when the daemon runs unprivileged inside bwrap --unshare-user, but
  * just as well any other user's of the host. Nobody inside the namespace can
  * write such a file (not even a namespace root: capabilities do not reach
  * unmapped owners), only its real owner outside can. So an owner shown as
  * the overflow uid is accepted where it can only be root's on a sane host:
- * for the directories above a plugin directory (/, /usr, /home…) and, in the
- * plugin directories installed with the daemon (its $libdir/execserverd-N,
+ * for the directories above a plugin directory (/, /usr, /home…) and, when
+ * the namespace does not map its parent's root either, in the plugin
+ * directories installed with the daemon (its $libdir/execserverd-N,
  * or the build tree's when run from there), for those directories and their
  * plugins, which are trusted as much as the daemon's own binary next to
  * them. A directory given with --plugins-dir, and what it holds, must be
@@ -66,7 +67,8 @@ struct _EsdPluginLoader {
 	GPtrArray *entries; /* of EsdPluginEntry, in load order */
 	GPtrArray *plugins; /* of ErpcPlugin, same order */
 	gboolean userns_known;
-	gboolean overflow_unmapped; /* the overflow uid stands for owners not mapped in */
+	gboolean overflow_unmapped;  /* the overflow uid stands for owners not mapped in */
+	gboolean parent_root_mapped; /* the parent namespace's root is mapped in */
 	guint32 overflow_uid;
 };
 
@@ -136,6 +138,7 @@ esd_plugin_loader_read_userns(EsdPluginLoader *self)
 		return;
 	self->userns_known = TRUE;
 	self->overflow_unmapped = FALSE;
+	self->parent_root_mapped = FALSE;
 	if (!g_file_get_contents("/proc/sys/kernel/overflowuid", &overflow, NULL, NULL) ||
 	    !g_file_get_contents("/proc/self/uid_map", &map, NULL, NULL))
 		return;
@@ -159,7 +162,7 @@ esd_plugin_loader_read_userns(EsdPluginLoader *self)
 		if (numbers[0] <= value && value - numbers[0] < numbers[2])
 			return;
 		if (numbers[1] == 0)
-			return;
+			self->parent_root_mapped = TRUE;
 	}
 	self->overflow_unmapped = TRUE;
 }
@@ -201,7 +204,13 @@ esd_plugin_loader_check_owner(EsdPluginLoader *self,
 		    (guint)st->st_uid);
 		return FALSE;
 	}
-	if (inside && !installed) {
+	/*
+	 * bwrap, run unprivileged with mounts to make, nests two namespaces: the
+	 * parent's root there is the user who ran it, not the host's, so a mapped
+	 * parent root says nothing about the directories above; it does for what
+	 * holds plugins, where the overflow uid is then someone else's
+	 */
+	if (inside && (!installed || self->parent_root_mapped)) {
 		g_set_error(
 		    error,
 		    ERPC_ERROR,

@@ -36,6 +36,27 @@ esd_test_iterate(guint max_ms)
 		g_source_remove(id);
 }
 
+/*
+ * ESD_TEST_TIMEOUT_SCALE (a whole number, default 1) stretches the waits of
+ * the shared clients: the sanitizer build, with full stack unwinding on
+ * every allocation, runs a TLS handshake several times slower
+ */
+static guint
+esd_test_timeout_scale(void)
+{
+	static guint scale = 0;
+
+	if (scale == 0) {
+		guint64 value = g_ascii_strtoull(g_getenv("ESD_TEST_TIMEOUT_SCALE") != NULL
+						     ? g_getenv("ESD_TEST_TIMEOUT_SCALE")
+						     : "1",
+						 NULL,
+						 10);
+		scale = value >= 1 && value <= 100 ? (guint)value : 1;
+	}
+	return scale;
+}
+
 /* iterates until *done; on timeout cancels, lets the callback run, then fails */
 static void
 esd_test_wait_async(const gboolean *done,
@@ -43,7 +64,8 @@ esd_test_wait_async(const gboolean *done,
 		    guint timeout_ms,
 		    const gchar *what)
 {
-	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
+	gint64 deadline =
+	    g_get_monotonic_time() + (gint64)timeout_ms * 1000 * esd_test_timeout_scale();
 	g_autofree gchar *msg = NULL;
 
 	while (!*done && g_get_monotonic_time() < deadline)

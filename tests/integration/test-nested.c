@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esd-test-paths.h"
 #include "esd-test-utils.h"
 
 /*
@@ -127,6 +128,25 @@ assert_installed_plugins(const gchar *out)
 	}
 }
 
+/*
+ * why the build tree's plugins cannot load in the namespace, or NULL: below
+ * a directory others may write to, an owner seen as the overflow uid could
+ * be anyone (a tree below /tmp)
+ */
+static gchar *
+untrusted_build_tree(void)
+{
+	g_autofree gchar *shared = esd_test_find_shared_ancestor(g_getenv("ESD_BUILD_PLUGINDIR"));
+	struct stat st;
+
+	g_assert_cmpint(stat(g_getenv("ESD_TEST_DAEMON"), &st), ==, 0);
+	if (st.st_uid == nested_uid() || shared == NULL)
+		return NULL;
+	return g_strdup_printf("the build tree is below %s, which others may write to: an "
+			       "unmapped owner there is refused, as it should be",
+			       shared);
+}
+
 /* the build tree's plugins, seen as the overflow uid's, all load */
 static void
 test_nested_installed(void)
@@ -134,8 +154,13 @@ test_nested_installed(void)
 	const gchar *args[] = {"--list-plugins", NULL};
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *err = NULL;
+	g_autofree gchar *why = untrusted_build_tree();
 	struct stat st;
 
+	if (why != NULL) {
+		g_test_skip(why);
+		return;
+	}
 	if (!run_nested(args, &out, &err))
 		return;
 	g_assert_cmpint(stat(g_getenv("ESD_TEST_DAEMON"), &st), ==, 0);
@@ -203,6 +228,7 @@ test_nested_planted(void)
 	g_autofree gchar *foreign = NULL;
 	g_autofree gchar *in_shared = NULL;
 	g_autofree gchar *reason = NULL;
+	g_autofree gchar *untrusted = NULL;
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *err = NULL;
 	const gchar *args[] =
@@ -238,7 +264,11 @@ test_nested_planted(void)
 	reason =
 	    g_strdup_printf(": directory %s is writable by group or others (mode 0777)", shared);
 	assert_refused(err, in_shared, reason);
-	assert_installed_plugins(out);
+	untrusted = untrusted_build_tree();
+	if (untrusted == NULL)
+		assert_installed_plugins(out);
+	else
+		g_test_message("installed plugins not checked: %s", untrusted);
 }
 
 int

@@ -14,6 +14,7 @@
 
 #include "erpc-registry-private.h"
 #include "esd-plugin-loader.h"
+#include "esd-test-paths.h"
 
 typedef struct {
 	ErpcRegistry *registry;
@@ -551,6 +552,7 @@ test_loader_nested_build_tree(gconstpointer user_data)
 	gboolean installed = GPOINTER_TO_INT(user_data);
 	g_autofree gchar *echo = test_plugin_path("echo");
 	const gchar *dir = g_getenv("ESD_TEST_PLUGINDIR");
+	g_autofree gchar *shared = NULL;
 	struct stat st;
 
 	if (g_test_subprocess()) {
@@ -600,6 +602,15 @@ test_loader_nested_build_tree(gconstpointer user_data)
 	}
 	if (!nested_supported()) {
 		g_test_skip("cannot create a user namespace as an unprivileged user here");
+		return;
+	}
+	shared = esd_test_find_shared_ancestor(echo);
+	if (shared != NULL) {
+		g_autofree gchar *why = g_strdup_printf(
+		    "the build tree is below %s, which others may write to: an unmapped owner "
+		    "there is refused, as it should be",
+		    shared);
+		g_test_skip(why);
 		return;
 	}
 	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+gchar *
+esd_test_find_shared_ancestor(const gchar *path);
+
+G_END_DECLS
