@@ -20,4 +20,12 @@ erpc_context_get_launch_hooks(ErpcContext *self);
 gboolean
 erpc_context_claims_member(ErpcContext *self, const gchar *member);
 
+/* listeners and what a sandbox must not show */
+void
+erpc_context_set_listen_uris(ErpcContext *self, const gchar *const *uris);
+const gchar *const *
+erpc_context_get_hidden_paths(ErpcContext *self);
+gboolean
+erpc_context_get_tcp_authenticated(ErpcContext *self);
+
 G_END_DECLS

@@ -25,4 +25,14 @@ G_DECLARE_FINAL_TYPE(ErpcContext, erpc_context, ERPC, CONTEXT, GObject)
 gboolean
 erpc_context_add_launch_hook(ErpcContext *self, ErpcLaunchHook *hook, GError **error);
 
+/* listeners and what a sandbox must not show (erpc-context.c, "options") */
+void
+erpc_context_add_listen_uri(ErpcContext *self, const gchar *uri);
+const gchar *const *
+erpc_context_get_listen_uris(ErpcContext *self);
+void
+erpc_context_hide_path(ErpcContext *self, const gchar *path);
+void
+erpc_context_set_tcp_authenticated(ErpcContext *self, gboolean authenticated);
+
 G_END_DECLS

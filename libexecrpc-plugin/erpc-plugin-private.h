@@ -15,5 +15,12 @@ void
 erpc_plugin_runner_connection_closed(ErpcPlugin *self, ErpcConnection *connection);
 void
 erpc_plugin_runner_shutdown(ErpcPlugin *self);
+GOptionGroup *
+erpc_plugin_runner_get_option_group(ErpcPlugin *self);
+gboolean
+erpc_plugin_runner_load_config(ErpcPlugin *self,
+			       GKeyFile *file,
+			       const gchar *group,
+			       GError **error);
 
 G_END_DECLS

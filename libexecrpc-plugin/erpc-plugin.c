@@ -13,6 +13,9 @@ typedef struct {
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(ErpcPlugin, erpc_plugin, G_TYPE_OBJECT)
 
+/* vfuncs are added from the padding: plugins built before them still fit */
+G_STATIC_ASSERT(sizeof(ErpcPluginClass) == sizeof(GObjectClass) + 16 * sizeof(gpointer));
+
 #define GET_PRIVATE(o) ((ErpcPluginPrivate *)erpc_plugin_get_instance_private(o))
 
 enum { PROP_0, PROP_NAME, PROP_LAST };
@@ -167,6 +170,90 @@ erpc_plugin_runner_shutdown(ErpcPlugin *self)
 	g_return_if_fail(ERPC_IS_PLUGIN(self));
 	if (klass->shutdown != NULL)
 		klass->shutdown(self);
+}
+
+/**
+ * erpc_plugin_runner_get_option_group:
+ * @self: a #ErpcPlugin
+ *
+ * For the daemon.
+ *
+ * Returns: (transfer full) (nullable): the plugin's options, for the daemon's
+ *   #GOptionContext
+ *
+ * Since: 0.2
+ */
+GOptionGroup *
+erpc_plugin_runner_get_option_group(ErpcPlugin *self)
+{
+	ErpcPluginClass *klass = ERPC_PLUGIN_GET_CLASS(self);
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), NULL);
+	if (klass->get_option_group == NULL)
+		return NULL;
+	return klass->get_option_group(self);
+}
+
+/**
+ * erpc_plugin_runner_load_config:
+ * @self: a #ErpcPlugin
+ * @file: the daemon's config file
+ * @group: the plugin's section of it
+ * @error: return location for a #GError, or %NULL
+ *
+ * For the daemon. A plugin without `load_config` accepts no section: its
+ * keys are reported as unknown.
+ *
+ * Returns: %TRUE on success
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_plugin_runner_load_config(ErpcPlugin *self, GKeyFile *file, const gchar *group, GError **error)
+{
+	ErpcPluginClass *klass = ERPC_PLUGIN_GET_CLASS(self);
+	g_autoptr(GError) error_local = NULL;
+	gboolean ret;
+
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), FALSE);
+	if (klass->load_config == NULL) {
+		erpc_plugin_check_config_keys(self, file, group, NULL);
+		return TRUE;
+	}
+	ret = klass->load_config(self, file, group, &error_local);
+	return erpc_plugin_check_result(self,
+					"load_config",
+					ret,
+					g_steal_pointer(&error_local),
+					error);
+}
+
+/**
+ * erpc_plugin_check_config_keys:
+ * @self: a #ErpcPlugin
+ * @file: the file given to `load_config`
+ * @group: the group given to `load_config`
+ * @known: (nullable) (array zero-terminated=1): the keys the plugin reads
+ *
+ * Warns once about each key of @group that is not in @known, so that a
+ * misspelt setting does not go unnoticed; for `load_config`.
+ *
+ * Since: 0.2
+ */
+void
+erpc_plugin_check_config_keys(ErpcPlugin *self,
+			      GKeyFile *file,
+			      const gchar *group,
+			      const gchar *const *known)
+{
+	g_auto(GStrv) keys = NULL;
+
+	g_return_if_fail(ERPC_IS_PLUGIN(self));
+	g_return_if_fail(file != NULL && group != NULL);
+	keys = g_key_file_get_keys(file, group, NULL, NULL);
+	for (guint i = 0; keys != NULL && keys[i] != NULL; i++) {
+		if (known == NULL || !g_strv_contains(known, keys[i]))
+			g_warning("config file: unknown key %s in [%s], ignored", keys[i], group);
+	}
 }
 
 static void

@@ -18,12 +18,21 @@ G_DECLARE_DERIVABLE_TYPE(ErpcPlugin, erpc_plugin, ERPC, PLUGIN, GObject)
  * @startup: everything is registered; start what the plugin runs
  * @connection_closed: a connection has gone; drop its state
  * @shutdown: the daemon is stopping; must not block
+ * @get_option_group: the plugin's command-line options, or %NULL; called
+ *   once, after @setup and before the command line is parsed. The group is
+ *   shown by `--help-all` and `--help-NAME` (name it after the plugin). Since: 0.2
+ * @load_config: read the section @group (`[NAME]`) of the daemon's config
+ *   file; called after @get_option_group and before the command line is
+ *   parsed, so that command-line values replace the file's. A value it
+ *   refuses stops the daemon with the error. Since: 0.2
  *
  * A plugin is a shared object `libesd-plugin-NAME.so` that exports exactly
  * one symbol, %ERPC_PLUGIN_SYMBOL, defined with ERPC_PLUGIN_DEFINE(). The
  * daemon instantiates the plugin's type and calls @setup once with its
  * registry. Any registration that conflicts with another plugin fails
- * @setup; the plugin is then removed whole.
+ * @setup; the plugin is then removed whole. The options of the command line
+ * and the config file are known from @startup on; a plugin that refuses them
+ * fails @startup, which stops the daemon.
  *
  * Since: 0.1
  */
@@ -33,8 +42,13 @@ struct _ErpcPluginClass {
 	gboolean (*startup)(ErpcPlugin *self, GError **error);
 	void (*connection_closed)(ErpcPlugin *self, ErpcConnection *connection);
 	void (*shutdown)(ErpcPlugin *self);
+	GOptionGroup *(*get_option_group)(ErpcPlugin *self);
+	gboolean (*load_config)(ErpcPlugin *self,
+				GKeyFile *file,
+				const gchar *group,
+				GError **error);
 	/*< private >*/
-	gpointer padding[12];
+	gpointer padding[10];
 };
 
 /**
@@ -113,5 +127,11 @@ ErpcRegistry *
 erpc_plugin_get_registry(ErpcPlugin *self);
 ErpcContext *
 erpc_plugin_get_context(ErpcPlugin *self);
+
+void
+erpc_plugin_check_config_keys(ErpcPlugin *self,
+			      GKeyFile *file,
+			      const gchar *group,
+			      const gchar *const *known);
 
 G_END_DECLS

@@ -5,9 +5,9 @@
 
 G_BEGIN_DECLS
 
-gboolean
-esd_activation_has_systemd_sockets(void);
 GStrv
-esd_activation_listen_uris(const gchar *const *listen, gboolean dbus);
+esd_activation_listen_uris(const gchar *const *listen,
+			   const gchar *const *requested,
+			   gboolean dbus);
 
 G_END_DECLS

@@ -124,7 +124,8 @@ esd_host_doors_hide_listeners(gboolean tcp_authenticated)
  *   systemd's private socket: either starts a process outside the sandbox
  *   on request (StartTransientUnit), as the daemon's own user;
  * - the user's systemd manager (`systemd-run --user`);
- * - the files that authenticate WebSocket clients and the TLS key.
+ * - the files plugins name, such as those that authenticate WebSocket
+ *   clients and the TLS key.
  */
 void
 esd_host_doors_close(const EsdHostDoorsConfig *config)
@@ -136,16 +137,8 @@ esd_host_doors_close(const EsdHostDoorsConfig *config)
 	g_autofree gchar *run_user_bus = g_build_filename(run_user, "bus", NULL);
 	g_autofree gchar *run_user_systemd = g_build_filename(run_user, "systemd", "private", NULL);
 
-	for (guint i = 0; i < G_N_ELEMENTS(config->secret_files); i++) {
-		g_autofree gchar *cwd = NULL;
-		g_autofree gchar *abs = NULL;
-
-		if (config->secret_files[i] == NULL)
-			continue;
-		cwd = g_get_current_dir();
-		abs = g_canonicalize_filename(config->secret_files[i], cwd);
-		esd_sandbox_hide_path(abs);
-	}
+	for (guint i = 0; config->secret_files != NULL && config->secret_files[i] != NULL; i++)
+		esd_sandbox_hide_path(config->secret_files[i]);
 	esd_host_doors_hide_listeners(config->tcp_authenticated);
 	esd_host_doors_hide_bus("DBUS_SESSION_BUS_ADDRESS");
 	esd_host_doors_hide_bus("DBUS_STARTER_ADDRESS");

@@ -14,8 +14,8 @@ G_BEGIN_DECLS
  * Landlock.
  */
 typedef struct {
-	const gchar *secret_files[3]; /* token, shared secret, TLS key; each may be NULL */
-	gboolean tcp_authenticated;   /* every TCP listener requires a token */
+	const gchar *const *secret_files; /* plugins' erpc_context_hide_path(), absolute */
+	gboolean tcp_authenticated;	  /* every TCP listener requires a token */
 } EsdHostDoorsConfig;
 
 void

@@ -12,11 +12,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "erpc-context-private.h"
+#include "erpc-plugin-private.h"
 #include "erpc-registry-private.h"
 #include "esd-activation.h"
+#include "esd-config.h"
 #include "esd-dbus-service.h"
 #include "esd-host-doors.h"
-#include "esd-listener-options.h"
 #include "esd-server.h"
 #include "esd-spawn.h"
 
@@ -61,7 +63,7 @@ esd_main_log_handler(const gchar *log_domain,
 		     gpointer user_data)
 {
 	const gchar *level = "";
-	gboolean verbose = GPOINTER_TO_INT(user_data);
+	gboolean verbose = *(const gboolean *)user_data;
 
 	switch (log_level & G_LOG_LEVEL_MASK) {
 	case G_LOG_LEVEL_ERROR:
@@ -174,6 +176,44 @@ esd_main_raise_fd_limit(guint max_connections)
 			  max_connections);
 }
 
+/* each plugin's options, shown by --help-all and --help-NAME */
+static void
+esd_main_add_plugin_groups(GOptionContext *context, EsdServer *server)
+{
+	GPtrArray *plugins = esd_plugin_loader_get_plugins(esd_server_get_loader(server));
+
+	for (guint i = 0; i < plugins->len; i++) {
+		GOptionGroup *group =
+		    erpc_plugin_runner_get_option_group(g_ptr_array_index(plugins, i));
+		if (group != NULL)
+			g_option_context_add_group(context, group);
+	}
+}
+
+/* the config file's sections to the plugins, before the command line replaces them */
+static gboolean
+esd_main_load_config(EsdServer *server, const gchar *const *config, GError **error)
+{
+	const gchar *path = ESD_CONFIG_FILE;
+	gboolean required = FALSE;
+	g_autoptr(GKeyFile) file = NULL;
+	g_autoptr(GError) error_local = NULL;
+
+	/* the last --config wins, as g_option_context_parse() keeps it */
+	if (config[0] != NULL) {
+		path = config[g_strv_length((gchar **)config) - 1];
+		required = TRUE;
+	}
+	file = esd_config_read(path, required, &error_local);
+	if (file == NULL) {
+		if (error_local == NULL)
+			return TRUE;
+		g_propagate_error(error, g_steal_pointer(&error_local));
+		return FALSE;
+	}
+	return esd_config_apply(file, path, esd_server_get_loader(server), error);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -198,15 +238,18 @@ main(int argc, char *argv[])
 	gint handshake_timeout = (gint)limits.handshake_timeout;
 	gint max_processes = (gint)limits.max_processes;
 	gint max_json_depth = (gint)limits.max_json_depth;
-	gint max_file_handles = 128;
 	gint64 max_message_size = 128 * 1024 * 1024;
 	g_auto(GStrv) listen = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
+	g_auto(GStrv) plugin_dirs_early = NULL;
+	g_autofree gchar *config_path = NULL;
+	g_auto(GStrv) config_early = NULL;
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GVariant) listener_options = NULL;
-	g_auto(EsdListenerFlags) listener_flags = {0};
 	GOptionGroup *main_group;
+	ErpcContext *plugin_context;
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GError) config_error = NULL;
 	g_autoptr(EsdServer) server = NULL;
 	g_autoptr(GMainLoop) loop = NULL;
 	g_autoptr(EsdDBusService) dbus_service = NULL;
@@ -253,6 +296,14 @@ main(int argc, char *argv[])
 	     /* TRANSLATORS: --plugins-dir */
 	     N_("Load plugins from DIR before the installed ones (repeatable)"),
 	     "DIR"},
+	    {"config",
+	     0,
+	     0,
+	     G_OPTION_ARG_FILENAME,
+	     &config_path,
+	     /* TRANSLATORS: --config */
+	     N_("Read the plugins' settings from FILE (default " ESD_CONFIG_FILE ", if it exists)"),
+	     "FILE"},
 	    {"list-plugins",
 	     0,
 	     0,
@@ -340,13 +391,6 @@ main(int argc, char *argv[])
 	     &max_processes,
 	     N_("Processes per session, running or retained, 0 for no limit (default 1024)"),
 	     "N"},
-	    {"max-file-handles",
-	     0,
-	     0,
-	     G_OPTION_ARG_INT,
-	     &max_file_handles,
-	     N_("Open file handles per connection (default 128, as the reference)"),
-	     "N"},
 	    {"max-json-depth",
 	     0,
 	     0,
@@ -370,22 +414,66 @@ main(int argc, char *argv[])
 	bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
 	textdomain(GETTEXT_PACKAGE);
 
+	/*
+	 * the plugins bring options of their own, so they are loaded before the
+	 * command line is parsed: the directories and the config file are read
+	 * from it first
+	 */
+	plugin_dirs_early = esd_config_prescan(argc, argv, "--plugins-dir");
+	config_early = esd_config_prescan(argc, argv, "--config");
+	g_log_set_default_handler(esd_main_log_handler, &verbose);
+	server = g_object_new(ESD_TYPE_SERVER, NULL);
+	plugin_context = erpc_registry_get_context(esd_server_get_registry(server));
+	for (guint i = 0; plugin_dirs_early[i] != NULL; i++)
+		esd_plugin_loader_add_dir(esd_server_get_loader(server),
+					  plugin_dirs_early[i],
+					  FALSE);
+	from_build_tree = esd_main_running_from_build_tree();
+	/* the directories that come with this binary, see esd-plugin-loader.c */
+	if (from_build_tree) {
+		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
+					       ESD_BUILD_PLUGINDIR,
+					       ESD_PLUGIN_DIR_FLAG_SUBDIRS |
+						   ESD_PLUGIN_DIR_FLAG_INSTALLED);
+		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
+	} else
+		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
+					       ESD_PLUGINDIR,
+					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
+	if (!esd_server_load_plugins(server, &error)) {
+		g_printerr("%s: %s\n", g_get_prgname(), error->message);
+		return EXIT_FAILURE;
+	}
+
 	context = g_option_context_new(NULL);
 	/* TRANSLATORS: one line under the usage of --help */
 	g_option_context_set_summary(
 	    context,
 	    _("Execution server for coding agents (Codex exec-server protocol)"));
-	/* the listener flags' callbacks get their struct as the group's data */
-	main_group = g_option_group_new(NULL, NULL, NULL, &listener_flags, NULL);
+	main_group = g_option_group_new(NULL, NULL, NULL, NULL, NULL);
 	g_option_group_add_entries(main_group, entries);
-	g_option_group_add_entries(main_group, esd_listener_flags_get_entries());
 	g_option_group_set_translation_domain(main_group, GETTEXT_PACKAGE);
 	g_option_context_set_main_group(context, main_group);
+	esd_main_add_plugin_groups(context, server);
+	/* reported after the parse, so that --help works with a broken file */
+	esd_main_load_config(server, (const gchar *const *)config_early, &config_error);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		g_printerr(_("Run '%s --help' to see the options.\n"), g_get_prgname());
-		/* a refused --ws-* value is a usage error, as for the reference */
-		return listener_flags.usage_error ? 2 : EXIT_FAILURE;
+		/* a usage error, as for the reference (clap) */
+		return 2;
+	}
+	/* an argument taken as the value of another option, as in --listen --plugins-dir */
+	if (!g_strv_equal((const gchar *const *)plugin_dirs_early,
+			  plugin_dirs != NULL ? (const gchar *const *)plugin_dirs
+					      : (const gchar *const[]){NULL}) ||
+	    g_strcmp0(config_path,
+		      config_early[0] != NULL ? config_early[g_strv_length(config_early) - 1]
+					      : NULL) != 0) {
+		g_printerr(_("%s: --plugins-dir and --config must each be followed by their "
+			     "value\n"),
+			   g_get_prgname());
+		return 2;
 	}
 	if (version) {
 		g_print("execserverd %s (protocol %s, plugin ABI %u)\n",
@@ -403,11 +491,15 @@ main(int argc, char *argv[])
 		    g_get_prgname());
 		return EXIT_FAILURE;
 	}
+	if (config_error != NULL) {
+		g_printerr("%s: %s\n", g_get_prgname(), config_error->message);
+		return EXIT_FAILURE;
+	}
 	if (max_connections < 0 || max_connections_per_peer < 0 || max_queued_bytes < 0 ||
 	    max_pending_requests < 0 || handshake_timeout < 0 || max_processes < 0 ||
-	    max_json_depth < 1 || max_json_depth > 1024 || max_file_handles < 1) {
-		g_printerr(_("%s: the limits must not be negative, --max-json-depth is 1 to 1024 "
-			     "and --max-file-handles at least 1\n"),
+	    max_json_depth < 1 || max_json_depth > 1024) {
+		g_printerr(_("%s: the limits must not be negative and --max-json-depth is 1 to "
+			     "1024\n"),
 			   g_get_prgname());
 		return EXIT_FAILURE;
 	}
@@ -419,28 +511,23 @@ main(int argc, char *argv[])
 		g_printerr(_("%s: unexpected argument %s\n"), g_get_prgname(), argv[1]);
 		return EXIT_FAILURE;
 	}
-	/* systemd's sockets are served whenever they are passed; ws only by default */
+	/* what plugins asked for (systemd's sockets) is served too; ws only by default */
 	{
-		GStrv uris = esd_activation_listen_uris((const gchar *const *)listen, dbus);
+		GStrv uris =
+		    esd_activation_listen_uris((const gchar *const *)listen,
+					       erpc_context_get_listen_uris(plugin_context),
+					       dbus);
 		g_strfreev(listen);
 		listen = uris;
+		erpc_context_set_listen_uris(plugin_context, (const gchar *const *)listen);
 	}
-	/* secrets are read now, once; errors name the file, never its content */
-	listener_options =
-	    esd_listener_flags_to_options(&listener_flags, (const gchar *const *)listen, &error);
-	if (listener_options == NULL) {
-		g_printerr("%s: %s\n", g_get_prgname(), error->message);
-		return EXIT_FAILURE;
-	}
-	/* listeners also bound how long a connection may take to upgrade */
+	/* listeners bound how long a connection may take to upgrade */
 	{
-		g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT(listener_options);
+		g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT(NULL);
 		g_variant_dict_insert(&dict, "handshake-timeout", "u", (guint32)handshake_timeout);
-		g_variant_unref(listener_options);
 		listener_options = g_variant_ref_sink(g_variant_dict_end(&dict));
 	}
 
-	g_log_set_default_handler(esd_main_log_handler, GINT_TO_POINTER(verbose));
 	esd_spawn_set_pid_namespace(pid_namespace);
 	/*
 	 * streams move buffers of a few hundred kilobytes; served from the heap
@@ -451,18 +538,18 @@ main(int argc, char *argv[])
 	mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
 	signal(SIGPIPE, SIG_IGN);
 
-	server = g_object_new(ESD_TYPE_SERVER,
-			      "concurrent-requests",
-			      (guint)concurrent_requests,
-			      "session-grace",
-			      (guint)session_grace,
-			      "max-message-size",
-			      (guint64)max_message_size,
-			      "process-retention",
-			      (guint)process_retention,
-			      "max-retained-output",
-			      (guint64)max_retained_output,
-			      NULL);
+	g_object_set(server,
+		     "concurrent-requests",
+		     (guint)concurrent_requests,
+		     "session-grace",
+		     (guint)session_grace,
+		     "max-message-size",
+		     (guint64)max_message_size,
+		     "process-retention",
+		     (guint)process_retention,
+		     "max-retained-output",
+		     (guint64)max_retained_output,
+		     NULL);
 	limits.max_connections = (guint)max_connections;
 	limits.max_connections_per_peer = (guint)max_connections_per_peer;
 	limits.max_queued_bytes = (guint64)max_queued_bytes;
@@ -471,24 +558,8 @@ main(int argc, char *argv[])
 	limits.max_processes = (guint)max_processes;
 	limits.max_json_depth = (guint)max_json_depth;
 	esd_server_set_limits(server, &limits);
-	erpc_registry_set_option(esd_server_get_registry(server),
-				 "max-file-handles",
-				 g_variant_new_uint32((guint32)max_file_handles));
 	esd_server_set_listener_options(server, listener_options);
-	for (guint i = 0; plugin_dirs != NULL && plugin_dirs[i] != NULL; i++)
-		esd_plugin_loader_add_dir(esd_server_get_loader(server), plugin_dirs[i], FALSE);
-	from_build_tree = esd_main_running_from_build_tree();
-	/* the directories that come with this binary, see esd-plugin-loader.c */
-	if (from_build_tree) {
-		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
-					       ESD_BUILD_PLUGINDIR,
-					       ESD_PLUGIN_DIR_FLAG_SUBDIRS |
-						   ESD_PLUGIN_DIR_FLAG_INSTALLED);
-		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
-	} else
-		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
-					       ESD_PLUGINDIR,
-					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
+	/* the plugins check their options now; one that refuses them stops the daemon */
 	if (!esd_server_setup(server, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		return EXIT_FAILURE;
@@ -527,10 +598,8 @@ main(int argc, char *argv[])
 	}
 	/* what the sandbox must keep from commands, now that every listener is up */
 	esd_host_doors_close(&(EsdHostDoorsConfig){
-	    .secret_files = {listener_flags.ws_token_file,
-			     listener_flags.ws_shared_secret_file,
-			     listener_flags.tls_key},
-	    .tcp_authenticated = listener_flags.ws_auth != NULL,
+	    .secret_files = erpc_context_get_hidden_paths(plugin_context),
+	    .tcp_authenticated = erpc_context_get_tcp_authenticated(plugin_context),
 	});
 	g_main_loop_run(loop);
 	g_clear_object(&dbus_service);

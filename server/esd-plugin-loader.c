@@ -631,21 +631,15 @@ esd_plugin_loader_get_path(EsdPluginLoader *self, ErpcPlugin *plugin)
 	return entry != NULL ? entry->path : NULL;
 }
 
-/* a plugin that fails to start is shut down and kept out of the way */
+/* a plugin that cannot start, e.g. for an option it refuses, stops the daemon */
 gboolean
-esd_plugin_loader_startup(EsdPluginLoader *self)
+esd_plugin_loader_startup(EsdPluginLoader *self, GError **error)
 {
-	gboolean ret = TRUE;
-
 	for (guint i = 0; i < self->plugins->len; i++) {
-		ErpcPlugin *plugin = g_ptr_array_index(self->plugins, i);
-		g_autoptr(GError) error = NULL;
-		if (!erpc_plugin_runner_startup(plugin, &error)) {
-			g_warning("%s", error->message);
-			ret = FALSE;
-		}
+		if (!erpc_plugin_runner_startup(g_ptr_array_index(self->plugins, i), error))
+			return FALSE;
 	}
-	return ret;
+	return TRUE;
 }
 
 void

@@ -31,7 +31,7 @@ esd_plugin_loader_get_info(EsdPluginLoader *self, ErpcPlugin *plugin);
 const gchar *
 esd_plugin_loader_get_path(EsdPluginLoader *self, ErpcPlugin *plugin);
 gboolean
-esd_plugin_loader_startup(EsdPluginLoader *self);
+esd_plugin_loader_startup(EsdPluginLoader *self, GError **error);
 void
 esd_plugin_loader_connection_closed(EsdPluginLoader *self, ErpcConnection *connection);
 void

@@ -38,6 +38,7 @@ struct _EsdServer {
 	guint64 max_retained_output;
 	guint listeners_active;
 	gboolean shutting_down;
+	gboolean plugins_loaded;
 	EsdLimits limits;
 };
 
@@ -239,16 +240,32 @@ esd_server_register_core(EsdServer *self, GError **error)
 	return esd_process_methods_register(self->registry, error);
 }
 
-/* registers the core methods, loads the plugins and starts them */
+/*
+ * registers the core methods and loads the plugins, whose options the
+ * daemon parses before esd_server_setup()
+ */
+gboolean
+esd_server_load_plugins(EsdServer *self, GError **error)
+{
+	if (self->plugins_loaded)
+		return TRUE;
+	if (!esd_server_register_core(self, error))
+		return FALSE;
+	esd_plugin_loader_load_all(self->loader);
+	self->plugins_loaded = TRUE;
+	return TRUE;
+}
+
+/* loads the plugins unless that is done, and starts them: a plugin that cannot start fails */
 gboolean
 esd_server_setup(EsdServer *self, GError **error)
 {
-	if (!esd_server_register_core(self, error))
+	if (!esd_server_load_plugins(self, error))
 		return FALSE;
 	self->expiries =
 	    esd_expiry_queue_new(self->session_grace * 1000, esd_server_expire_cb, self);
-	esd_plugin_loader_load_all(self->loader);
-	esd_plugin_loader_startup(self->loader);
+	if (!esd_plugin_loader_startup(self->loader, error))
+		return FALSE;
 	self->environment_info = esd_environment_build_info(self->registry);
 	return TRUE;
 }

@@ -18,6 +18,8 @@ esd_server_get_registry(EsdServer *self);
 EsdPluginLoader *
 esd_server_get_loader(EsdServer *self);
 gboolean
+esd_server_load_plugins(EsdServer *self, GError **error);
+gboolean
 esd_server_setup(EsdServer *self, GError **error);
 void
 esd_server_set_listener_options(EsdServer *self, GVariant *options);

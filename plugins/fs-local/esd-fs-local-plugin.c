@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include <glib/gi18n-lib.h>
+
 #include "esd-fs-connection-state.h"
 #include "esd-fs-handle-table.h"
 #include "esd-fs-local-plugin.h"
@@ -18,6 +20,7 @@
 struct _EsdFsLocalPlugin {
 	ErpcPlugin parent_instance;
 	EsdFsInotify *inotify;
+	gint max_file_handles; /* --max-file-handles, or max-file-handles in [fs-local] */
 };
 
 G_DEFINE_TYPE(EsdFsLocalPlugin, esd_fs_local_plugin, ERPC_TYPE_PLUGIN)
@@ -40,17 +43,79 @@ esd_fs_local_plugin_get_inotify(EsdFsLocalPlugin *self)
 static gboolean
 esd_fs_local_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
-	GVariant *handles =
-	    erpc_registry_get_option(registry, "max-file-handles", G_VARIANT_TYPE_UINT32);
-
-	if (handles != NULL)
-		esd_fs_handle_table_set_limit(g_variant_get_uint32(handles));
 	/* sandboxedFileStreaming: fs/open honours a restricted `sandbox` (the helper opens it) */
 	if (!erpc_registry_add_capability(registry, "fsWatchMissing", 1, error) ||
 	    !erpc_registry_add_capability(registry, "fileWriteStreaming", 1, error) ||
 	    !erpc_registry_add_capability(registry, "sandboxedFileStreaming", 1, error))
 		return FALSE;
 	return esd_fs_methods_register(registry, ESD_FS_LOCAL_PLUGIN(plugin), error);
+}
+
+static GOptionGroup *
+esd_fs_local_plugin_get_option_group(ErpcPlugin *plugin)
+{
+	EsdFsLocalPlugin *self = ESD_FS_LOCAL_PLUGIN(plugin);
+	const GOptionEntry entries[] = {
+	    {"max-file-handles",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &self->max_file_handles,
+	     N_("Open file handles per connection (default 128, as the reference)"),
+	     "N"},
+	    {NULL}};
+	GOptionGroup *group =
+	    g_option_group_new("fs-local",
+			       /* TRANSLATORS: the heading of the fs-local plugin's options */
+			       _("Local file system (fs-local plugin):"),
+			       _("Show the local file system options"),
+			       self,
+			       NULL);
+
+	g_option_group_add_entries(group, entries);
+	g_option_group_set_translation_domain(group, GETTEXT_PACKAGE);
+	return group;
+}
+
+static gboolean
+esd_fs_local_plugin_load_config(ErpcPlugin *plugin,
+				GKeyFile *file,
+				const gchar *group,
+				GError **error)
+{
+	EsdFsLocalPlugin *self = ESD_FS_LOCAL_PLUGIN(plugin);
+	const gchar *const keys[] = {"max-file-handles", NULL};
+	g_autoptr(GError) error_local = NULL;
+	gint value;
+
+	erpc_plugin_check_config_keys(plugin, file, group, keys);
+	if (!g_key_file_has_key(file, group, "max-file-handles", NULL))
+		return TRUE;
+	value = g_key_file_get_integer(file, group, "max-file-handles", &error_local);
+	if (error_local != NULL) {
+		g_propagate_prefixed_error(error,
+					   g_steal_pointer(&error_local),
+					   "max-file-handles: ");
+		return FALSE;
+	}
+	self->max_file_handles = value;
+	return TRUE;
+}
+
+static gboolean
+esd_fs_local_plugin_startup(ErpcPlugin *plugin, GError **error)
+{
+	EsdFsLocalPlugin *self = ESD_FS_LOCAL_PLUGIN(plugin);
+
+	if (self->max_file_handles < 1) {
+		g_set_error_literal(error,
+				    G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--max-file-handles must be at least 1");
+		return FALSE;
+	}
+	esd_fs_handle_table_set_limit((guint)self->max_file_handles);
+	return TRUE;
 }
 
 static void
@@ -77,6 +142,7 @@ esd_fs_local_plugin_finalize(GObject *object)
 static void
 esd_fs_local_plugin_init(EsdFsLocalPlugin *self)
 {
+	self->max_file_handles = ESD_FS_HANDLES_MAX;
 }
 
 static void
@@ -86,6 +152,9 @@ esd_fs_local_plugin_class_init(EsdFsLocalPluginClass *klass)
 
 	G_OBJECT_CLASS(klass)->finalize = esd_fs_local_plugin_finalize;
 	plugin_class->setup = esd_fs_local_plugin_setup;
+	plugin_class->get_option_group = esd_fs_local_plugin_get_option_group;
+	plugin_class->load_config = esd_fs_local_plugin_load_config;
+	plugin_class->startup = esd_fs_local_plugin_startup;
 	plugin_class->connection_closed = esd_fs_local_plugin_connection_closed;
 	plugin_class->shutdown = esd_fs_local_plugin_shutdown;
 }

@@ -14,8 +14,8 @@
  * exec-server` does it: `Authorization: Bearer <token>`, where the token
  * is either a capability token or an HS256 JWT.
  *
- * The daemon reads the secrets at startup and hands them over in the
- * listener's options (server/esd-listener-options.c): `ws-auth` (s),
+ * The plugin reads the secrets at startup and hands them over in the
+ * listener's options (esd-ws-options.c): `ws-auth` (s),
  * `ws-token-sha256` (ay, the SHA-256 of the capability token),
  * `ws-shared-secret` (ay), `ws-issuer` (s), `ws-audience` (s) and
  * `ws-max-clock-skew-seconds` (x). Tokens are compared as SHA-256 digests

@@ -10,6 +10,7 @@
 #include "esd-ws-auth.h"
 #include "esd-ws-listener.h"
 #include "esd-ws-peer-address.h"
+#include "esd-ws-plugin.h"
 #include "esd-ws-transport.h"
 
 /*
@@ -330,11 +331,19 @@ esd_ws_listener_parse_uri(const gchar *uri, gboolean *tls, GError **error)
 	return G_INET_SOCKET_ADDRESS(g_inet_socket_address_new(address, (guint16)port));
 }
 
+/* the plugin's options, or for a listener made without the plugin its own */
+static GVariant *
+esd_ws_listener_get_auth_options(ErpcListener *listener)
+{
+	GVariant *options = esd_ws_plugin_get_listener_options();
+	return options != NULL ? options : erpc_listener_get_options(listener);
+}
+
 /* the certificate of a wss:// listener, from the files the options name */
 static GTlsCertificate *
 esd_ws_listener_load_certificate(ErpcListener *listener, GError **error)
 {
-	GVariant *options = erpc_listener_get_options(listener);
+	GVariant *options = esd_ws_listener_get_auth_options(listener);
 	const gchar *cert_path = NULL;
 	const gchar *key_path = NULL;
 	GTlsCertificate *certificate;
@@ -413,7 +422,7 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 			      &self->request_timeout))
 		self->request_timeout = ESD_WS_REQUEST_TIMEOUT;
 	g_clear_object(&self->auth);
-	self->auth = esd_ws_auth_new(erpc_listener_get_options(listener), error);
+	self->auth = esd_ws_auth_new(esd_ws_listener_get_auth_options(listener), error);
 	if (self->auth == NULL)
 		return FALSE;
 	if (tls && (certificate = esd_ws_listener_load_certificate(listener, error)) == NULL)

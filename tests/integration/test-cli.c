@@ -23,6 +23,8 @@ test_help(void)
 				  "--max-message-size",
 				  "--verbose",
 				  "--dbus-allow-sandboxed",
+				  "--config",
+				  "wss://IP:PORT",
 				  NULL};
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *err = NULL;

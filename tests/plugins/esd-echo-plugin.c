@@ -8,7 +8,10 @@
  * A well-formed plugin for the tests: `test/echo` returns its params,
  * `test/sleep` answers after `ms` milliseconds (to observe request
  * concurrency), and `test/future` is gated on a capability version the
- * plugin does not have, so it must look unknown.
+ * plugin does not have, so it must look unknown. Its one option,
+ * `--echo-fail-startup=MESSAGE` (`fail-startup` in `[echo]` of the config
+ * file), makes its startup fail with MESSAGE: the tests read there which
+ * value reached the plugin.
  */
 
 #define ESD_TYPE_ECHO_PLUGIN (esd_echo_plugin_get_type())
@@ -17,6 +20,7 @@ G_DECLARE_FINAL_TYPE(EsdEchoPlugin, esd_echo_plugin, ESD, ECHO_PLUGIN, ErpcPlugi
 struct _EsdEchoPlugin {
 	ErpcPlugin parent_instance;
 	guint connections_closed;
+	gchar *fail_startup;
 };
 
 G_DEFINE_TYPE(EsdEchoPlugin, esd_echo_plugin, ERPC_TYPE_PLUGIN)
@@ -90,6 +94,61 @@ esd_echo_plugin_connection_closed(ErpcPlugin *plugin, ErpcConnection *connection
 	ESD_ECHO_PLUGIN(plugin)->connections_closed++;
 }
 
+static GOptionGroup *
+esd_echo_plugin_get_option_group(ErpcPlugin *plugin)
+{
+	EsdEchoPlugin *self = ESD_ECHO_PLUGIN(plugin);
+	const GOptionEntry entries[] = {{"echo-fail-startup",
+					 0,
+					 0,
+					 G_OPTION_ARG_STRING,
+					 &self->fail_startup,
+					 "Fail the plugin's startup with MESSAGE",
+					 "MESSAGE"},
+					{NULL}};
+	GOptionGroup *group =
+	    g_option_group_new("echo", "Echo test plugin:", "Show the echo options", self, NULL);
+
+	g_option_group_add_entries(group, entries);
+	return group;
+}
+
+static gboolean
+esd_echo_plugin_load_config(ErpcPlugin *plugin, GKeyFile *file, const gchar *group, GError **error)
+{
+	EsdEchoPlugin *self = ESD_ECHO_PLUGIN(plugin);
+	const gchar *const keys[] = {"fail-startup", NULL};
+	g_autofree gchar *value = NULL;
+
+	erpc_plugin_check_config_keys(plugin, file, group, keys);
+	if (!g_key_file_has_key(file, group, "fail-startup", NULL))
+		return TRUE;
+	value = g_key_file_get_string(file, group, "fail-startup", error);
+	if (value == NULL)
+		return FALSE;
+	g_free(self->fail_startup);
+	self->fail_startup = g_steal_pointer(&value);
+	return TRUE;
+}
+
+static gboolean
+esd_echo_plugin_startup(ErpcPlugin *plugin, GError **error)
+{
+	EsdEchoPlugin *self = ESD_ECHO_PLUGIN(plugin);
+
+	if (self->fail_startup == NULL)
+		return TRUE;
+	g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "refused: %s", self->fail_startup);
+	return FALSE;
+}
+
+static void
+esd_echo_plugin_finalize(GObject *object)
+{
+	g_free(ESD_ECHO_PLUGIN(object)->fail_startup);
+	G_OBJECT_CLASS(esd_echo_plugin_parent_class)->finalize(object);
+}
+
 static void
 esd_echo_plugin_init(EsdEchoPlugin *self)
 {
@@ -98,7 +157,11 @@ esd_echo_plugin_init(EsdEchoPlugin *self)
 static void
 esd_echo_plugin_class_init(EsdEchoPluginClass *klass)
 {
+	G_OBJECT_CLASS(klass)->finalize = esd_echo_plugin_finalize;
 	ERPC_PLUGIN_CLASS(klass)->setup = esd_echo_plugin_setup;
+	ERPC_PLUGIN_CLASS(klass)->get_option_group = esd_echo_plugin_get_option_group;
+	ERPC_PLUGIN_CLASS(klass)->load_config = esd_echo_plugin_load_config;
+	ERPC_PLUGIN_CLASS(klass)->startup = esd_echo_plugin_startup;
 	ERPC_PLUGIN_CLASS(klass)->connection_closed = esd_echo_plugin_connection_closed;
 }
 

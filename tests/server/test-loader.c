@@ -66,7 +66,7 @@ test_loader_good(LoaderFixture *fixture, gconstpointer user_data)
 	/* gated on testEcho version 2: invisible */
 	g_assert_null(erpc_registry_lookup_method(fixture->registry, "test/future", NULL));
 	g_assert_cmpuint(esd_plugin_loader_get_plugins(fixture->loader)->len, ==, 1);
-	g_assert_true(esd_plugin_loader_startup(fixture->loader));
+	g_assert_true(esd_plugin_loader_startup(fixture->loader, NULL));
 }
 
 typedef struct {
