@@ -9,5 +9,7 @@ G_BEGIN_DECLS
 
 ErpcCall *
 erpc_call_new(ErpcConnection *connection, ErpcMessage *request);
+void
+erpc_call_set_session(ErpcCall *self, ErpcSession *session);
 
 G_END_DECLS

@@ -27,6 +27,7 @@ struct _ErpcCall {
 	GCancellable *cancellable;
 	gulong cancel_id;
 	gpointer context;
+	ErpcSession *session; /* the caller's, once initialized */
 	gboolean finished;
 };
 
@@ -218,6 +219,34 @@ erpc_call_get_context(ErpcCall *self)
 {
 	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
 	return self->context;
+}
+
+/**
+ * erpc_call_get_session:
+ * @self: a #ErpcCall
+ *
+ * Returns: (transfer none) (nullable): the session of the client that sent
+ *   the request; %NULL before `initialize` succeeded
+ *
+ * Since: 0.2
+ */
+ErpcSession *
+erpc_call_get_session(ErpcCall *self)
+{
+	g_return_val_if_fail(ERPC_IS_CALL(self), NULL);
+	return self->session;
+}
+
+/**
+ * erpc_call_set_session:
+ * @self: a #ErpcCall
+ * @session: (nullable): the caller's session
+ */
+void
+erpc_call_set_session(ErpcCall *self, ErpcSession *session)
+{
+	g_return_if_fail(ERPC_IS_CALL(self));
+	g_set_object(&self->session, session);
 }
 
 /**
@@ -570,6 +599,7 @@ erpc_call_finalize(GObject *object)
 					 self->cancel_id);
 		g_object_unref(self->cancellable);
 	}
+	g_clear_object(&self->session);
 	g_object_unref(self->connection);
 	erpc_message_unref(self->request);
 	G_OBJECT_CLASS(erpc_call_parent_class)->finalize(object);

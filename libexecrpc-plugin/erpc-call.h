@@ -3,6 +3,8 @@
 
 #include <execrpc.h>
 
+#include "erpc-session.h"
+
 G_BEGIN_DECLS
 
 #define ERPC_TYPE_CALL (erpc_call_get_type())
@@ -30,6 +32,8 @@ gpointer
 erpc_call_get_context(ErpcCall *self);
 void
 erpc_call_set_context(ErpcCall *self, gpointer context);
+ErpcSession *
+erpc_call_get_session(ErpcCall *self);
 
 void
 erpc_call_return(ErpcCall *self, JsonNode *result);

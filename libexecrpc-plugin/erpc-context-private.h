@@ -13,6 +13,17 @@ erpc_context_new(void);
 void
 erpc_context_set_sandbox(ErpcContext *self, ErpcSandbox *sandbox);
 
+/* launch hooks: whose registrations follow (set with the registry's owner),
+ * dropping a plugin's hooks, and what erpc-launch.c reads */
+void
+erpc_context_set_owner(ErpcContext *self, const gchar *owner);
+void
+erpc_context_remove_owner(ErpcContext *self, const gchar *owner);
+GPtrArray *
+erpc_context_get_launch_hooks(ErpcContext *self);
+gboolean
+erpc_context_claims_member(ErpcContext *self, const gchar *member);
+
 /* listeners and what a sandbox must not show */
 void
 erpc_context_set_listen_uris(ErpcContext *self, const gchar *const *uris);

@@ -13,6 +13,12 @@ struct _ErpcContext {
 	GObject parent_instance;
 	/* the sandbox service */
 	ErpcSandbox *sandbox;
+
+	/* launch hooks */
+	gchar *owner;	    /* the plugin whose setup runs, NULL for the core */
+	GPtrArray *hooks;   /* of ErpcLaunchHook, in the order they were added */
+	GHashTable *owners; /* ErpcLaunchHook → owner name */
+	GHashTable *claims; /* member → ErpcLaunchHook */
 	/* listeners and what a sandbox must not show */
 	GPtrArray *listen_uris;	 /* of gchar*, NULL-terminated */
 	GPtrArray *hidden_paths; /* of gchar*, NULL-terminated */
@@ -34,6 +40,11 @@ static void
 erpc_context_finalize(GObject *object)
 {
 	ErpcContext *self = ERPC_CONTEXT(object);
+
+	g_hash_table_unref(self->claims);
+	g_hash_table_unref(self->owners);
+	g_ptr_array_unref(self->hooks);
+	g_free(self->owner);
 	g_ptr_array_unref(self->listen_uris);
 	g_ptr_array_unref(self->hidden_paths);
 	G_OBJECT_CLASS(erpc_context_parent_class)->finalize(object);
@@ -66,6 +77,9 @@ erpc_context_strv_add(GPtrArray *array, const gchar *value)
 static void
 erpc_context_init(ErpcContext *self)
 {
+	self->hooks = g_ptr_array_new_with_free_func(g_object_unref);
+	self->owners = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	self->claims = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	self->listen_uris = erpc_context_strv_new();
 	self->hidden_paths = erpc_context_strv_new();
 }
@@ -79,6 +93,132 @@ ErpcContext *
 erpc_context_new(void)
 {
 	return g_object_new(ERPC_TYPE_CONTEXT, NULL);
+}
+
+/**
+ * erpc_context_set_owner:
+ * @self: a #ErpcContext
+ * @owner: (nullable): the plugin whose registrations follow, %NULL for the core
+ *
+ * Set together with the registry's owner (erpc_registry_set_owner()).
+ */
+void
+erpc_context_set_owner(ErpcContext *self, const gchar *owner)
+{
+	g_return_if_fail(ERPC_IS_CONTEXT(self));
+	g_free(self->owner);
+	self->owner = g_strdup(owner);
+}
+
+/**
+ * erpc_context_add_launch_hook:
+ * @self: a #ErpcContext
+ * @hook: a plugin object implementing #ErpcLaunchHook
+ * @error: return location for a #GError, or %NULL
+ *
+ * Makes @hook take part in `process/start`, from the plugin's setup. The
+ * hook belongs to the plugin being set up and goes when it is removed. A
+ * member another hook claims already makes it fail with
+ * %ERPC_ERROR_EXISTS, and the plugin's setup should fail with it.
+ *
+ * Returns: %TRUE if @hook was added
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_context_add_launch_hook(ErpcContext *self, ErpcLaunchHook *hook, GError **error)
+{
+	const gchar *const *members;
+	const gchar *owner;
+
+	g_return_val_if_fail(ERPC_IS_CONTEXT(self), FALSE);
+	g_return_val_if_fail(ERPC_IS_LAUNCH_HOOK(hook), FALSE);
+	owner = self->owner != NULL ? self->owner : "core";
+	if (g_hash_table_contains(self->owners, hook)) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_EXISTS,
+			    "%s: launch hook added twice",
+			    owner);
+		return FALSE;
+	}
+	members = ERPC_LAUNCH_HOOK_GET_IFACE(hook)->get_members != NULL
+		      ? ERPC_LAUNCH_HOOK_GET_IFACE(hook)->get_members(hook)
+		      : NULL;
+	for (guint i = 0; members != NULL && members[i] != NULL; i++) {
+		ErpcLaunchHook *other = g_hash_table_lookup(self->claims, members[i]);
+		if (other != NULL) {
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_EXISTS,
+				    "%s: process/start member %s is already claimed by %s",
+				    owner,
+				    members[i],
+				    (const gchar *)g_hash_table_lookup(self->owners, other));
+			return FALSE;
+		}
+	}
+	for (guint i = 0; members != NULL && members[i] != NULL; i++)
+		g_hash_table_insert(self->claims, g_strdup(members[i]), hook);
+	g_ptr_array_add(self->hooks, g_object_ref(hook));
+	g_hash_table_insert(self->owners, hook, g_strdup(owner));
+	g_debug("%s: launch hook %s added", owner, G_OBJECT_TYPE_NAME(hook));
+	return TRUE;
+}
+
+static gboolean
+erpc_context_claim_of(gpointer key, gpointer value, gpointer hook)
+{
+	return value == hook;
+}
+
+/**
+ * erpc_context_remove_owner:
+ * @self: a #ErpcContext
+ * @owner: a plugin name
+ *
+ * Drops the launch hooks @owner added; launches they take part in keep them
+ * until they are over.
+ */
+void
+erpc_context_remove_owner(ErpcContext *self, const gchar *owner)
+{
+	g_return_if_fail(ERPC_IS_CONTEXT(self));
+	for (guint i = self->hooks->len; i > 0; i--) {
+		ErpcLaunchHook *hook = g_ptr_array_index(self->hooks, i - 1);
+		if (g_strcmp0(g_hash_table_lookup(self->owners, hook), owner) != 0)
+			continue;
+		g_hash_table_foreach_remove(self->claims, erpc_context_claim_of, hook);
+		g_hash_table_remove(self->owners, hook);
+		g_ptr_array_remove_index(self->hooks, i - 1);
+	}
+}
+
+/**
+ * erpc_context_get_launch_hooks:
+ * @self: a #ErpcContext
+ *
+ * Returns: (transfer none) (element-type ErpcLaunchHook): the hooks, in order
+ */
+GPtrArray *
+erpc_context_get_launch_hooks(ErpcContext *self)
+{
+	g_return_val_if_fail(ERPC_IS_CONTEXT(self), NULL);
+	return self->hooks;
+}
+
+/**
+ * erpc_context_claims_member:
+ * @self: a #ErpcContext
+ * @member: a `process/start` member
+ *
+ * Returns: %TRUE if a launch hook checks @member instead of the daemon
+ */
+gboolean
+erpc_context_claims_member(ErpcContext *self, const gchar *member)
+{
+	g_return_val_if_fail(ERPC_IS_CONTEXT(self), FALSE);
+	return g_hash_table_contains(self->claims, member);
 }
 
 /**

@@ -3,6 +3,7 @@
 
 #include <glib-object.h>
 
+#include "erpc-launch.h"
 #include "erpc-sandbox.h"
 
 G_BEGIN_DECLS
@@ -24,6 +25,10 @@ G_DECLARE_FINAL_TYPE(ErpcContext, erpc_context, ERPC, CONTEXT, GObject)
 /* the sandbox service */
 ErpcSandbox *
 erpc_context_get_sandbox(ErpcContext *self);
+
+/* launch hooks (erpc-launch.h) */
+gboolean
+erpc_context_add_launch_hook(ErpcContext *self, ErpcLaunchHook *hook, GError **error);
 
 /* listeners and what a sandbox must not show (erpc-context.c, "options") */
 void

@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include "erpc-context-private.h"
 #include "erpc-error.h"
 #include "erpc-registry-private.h"
 
@@ -421,7 +422,8 @@ erpc_registry_list_extensions(ErpcRegistry *self, const gchar *point, const gcha
  * @self: a #ErpcRegistry
  * @owner: (nullable): who the next registrations belong to; %NULL for the core
  *
- * For the daemon, around each plugin's `setup`.
+ * For the daemon, around each plugin's `setup`. The context's launch hooks
+ * follow the same owner.
  *
  * Since: 0.1
  */
@@ -431,6 +433,8 @@ erpc_registry_set_owner(ErpcRegistry *self, const gchar *owner)
 	g_return_if_fail(ERPC_IS_REGISTRY(self));
 	g_free(self->owner);
 	self->owner = g_strdup(owner);
+	if (self->context != NULL)
+		erpc_context_set_owner(self->context, owner);
 }
 
 static gboolean
@@ -467,6 +471,8 @@ erpc_registry_remove_owner(ErpcRegistry *self, const gchar *owner)
 		if (g_strcmp0(extension->owner, owner) == 0)
 			g_ptr_array_remove_index(self->extensions, i - 1);
 	}
+	if (self->context != NULL)
+		erpc_context_remove_owner(self->context, owner);
 }
 
 static void
@@ -579,6 +585,8 @@ erpc_registry_set_context(ErpcRegistry *self, ErpcContext *context)
 	g_return_if_fail(ERPC_IS_REGISTRY(self));
 	g_return_if_fail(context == NULL || ERPC_IS_CONTEXT(context));
 	g_set_object(&self->context, context);
+	if (context != NULL)
+		erpc_context_set_owner(context, self->owner);
 }
 
 /**

@@ -9,11 +9,13 @@
 
 #include "erpc-call.h"
 #include "erpc-context.h"
+#include "erpc-launch.h"
 #include "erpc-listener.h"
 #include "erpc-plugin-version.h"
 #include "erpc-plugin.h"
 #include "erpc-registry.h"
 #include "erpc-sandbox-helper.h"
 #include "erpc-sandbox.h"
+#include "erpc-session.h"
 
 #undef __EXECRPC_PLUGIN_H_INSIDE__

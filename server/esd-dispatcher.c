@@ -4,6 +4,7 @@
 
 #include "erpc-call-private.h"
 #include "erpc-registry-private.h"
+#include "erpc-session-private.h"
 #include "esd-dispatcher.h"
 
 /* everything a peer can cause is logged under this domain, at most as info */
@@ -169,6 +170,7 @@ esd_dispatcher_run(EsdDispatcher *self, ErpcMessage *request)
 	}
 	call = erpc_call_new(self->connection, request);
 	erpc_call_set_context(call, self);
+	erpc_call_set_session(call, self->session != NULL ? ERPC_SESSION(self->session) : NULL);
 	g_hash_table_add(self->running, g_object_ref(call));
 	g_signal_connect(call, "finished", G_CALLBACK(esd_dispatcher_call_finished_cb), self);
 	/* large strings stay in the frame only for handlers that read them so */
@@ -292,7 +294,11 @@ esd_dispatcher_message_cb(ErpcConnection *connection, ErpcMessage *message, EsdD
 	case ERPC_MESSAGE_KIND_RESPONSE:
 	case ERPC_MESSAGE_KIND_ERROR:
 	default:
-		/* the server has asked the client nothing it could answer */
+		/* answers to plugins' requests, late ones dropped; an id never issued is fatal */
+		if (self->session != NULL &&
+		    erpc_session_get_connection(ERPC_SESSION(self->session)) == connection &&
+		    erpc_session_handle_response(ERPC_SESSION(self->session), message))
+			break;
 		esd_dispatcher_fatal(self, "response to no outstanding request");
 		break;
 	}

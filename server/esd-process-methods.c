@@ -7,6 +7,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erpc-context-private.h"
+#include "erpc-launch-private.h"
 #include "esd-bwrap.h"
 #include "esd-child-env.h"
 #include "esd-dispatcher.h"
@@ -115,8 +117,18 @@ esd_start_params_clear(EsdStartParams *params)
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdStartParams, esd_start_params_clear)
 
+/* the daemon checks a member itself unless a launch hook claims it */
 static gboolean
-esd_process_methods_parse_start(JsonObject *params, EsdStartParams *out, ErpcCall *call)
+esd_process_methods_owns(ErpcContext *context, const gchar *member)
+{
+	return context == NULL || !erpc_context_claims_member(context, member);
+}
+
+static gboolean
+esd_process_methods_parse_start(JsonObject *params,
+				EsdStartParams *out,
+				ErpcCall *call,
+				ErpcContext *context)
 {
 	g_autoptr(GError) error = NULL;
 	const gchar *id = NULL;
@@ -138,12 +150,16 @@ esd_process_methods_parse_start(JsonObject *params, EsdStartParams *out, ErpcCal
 	    !erpc_json_get_boolean(params, "pipeStdin", FALSE, &out->pipe_stdin, &error) ||
 	    !erpc_json_get_string(params, "arg0", NULL, &arg0, &error) ||
 	    !erpc_json_get_object(params, "envPolicy", &policy, &error) ||
-	    !erpc_json_get_object(params, "shellSnapshot", &snapshot, &error) ||
+	    (esd_process_methods_owns(context, "shellSnapshot") &&
+	     !erpc_json_get_object(params, "shellSnapshot", &snapshot, &error)) ||
 	    !erpc_json_get_object(params, "metadata", &metadata, &error) ||
 	    !erpc_json_get_object(params, "sandbox", &sandbox, &error) ||
-	    !erpc_json_get_boolean(params, "enforceManagedNetwork", FALSE, &enforce, &error) ||
-	    !erpc_json_get_object(params, "managedNetwork", &managed, &error) ||
-	    !erpc_json_get_object(params, "networkProxy", &proxy, &error))
+	    (esd_process_methods_owns(context, "enforceManagedNetwork") &&
+	     !erpc_json_get_boolean(params, "enforceManagedNetwork", FALSE, &enforce, &error)) ||
+	    (esd_process_methods_owns(context, "managedNetwork") &&
+	     !erpc_json_get_object(params, "managedNetwork", &managed, &error)) ||
+	    (esd_process_methods_owns(context, "networkProxy") &&
+	     !erpc_json_get_object(params, "networkProxy", &proxy, &error)))
 		goto invalid;
 	out->id = g_strdup(id);
 	if (metadata != NULL) {
@@ -270,6 +286,7 @@ static EsdBwrapLaunch *
 esd_process_methods_prepare_sandbox(ErpcCall *call,
 				    EsdStartParams *start,
 				    const gchar *path,
+				    const gchar *const *extra_files,
 				    EsdSpawnRequest *request,
 				    gint *seccomp_fd)
 {
@@ -296,12 +313,13 @@ esd_process_methods_prepare_sandbox(ErpcCall *call,
 	for (guint i = 1; start->argv[i] != NULL; i++)
 		g_ptr_array_add(command, start->argv[i]);
 	g_ptr_array_add(command, NULL);
-	launch = esd_bwrap_launch_new(start->policy,
-				      *seccomp_fd,
-				      start->cwd,
-				      (gchar *const *)command->pdata,
-				      start->envp,
-				      &error);
+	launch = esd_bwrap_launch_new_full(start->policy,
+					   *seccomp_fd,
+					   start->cwd,
+					   (gchar *const *)command->pdata,
+					   start->envp,
+					   extra_files,
+					   &error);
 	if (launch == NULL)
 		goto preparation;
 	fds = esd_bwrap_launch_get_fds(launch, &n_fds);
@@ -420,28 +438,295 @@ esd_process_methods_check_nul(ErpcCall *call, EsdStartParams *start, JsonObject 
 	return TRUE;
 }
 
-static void
-esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data)
+/* the program's path: a terminal resolves it on the child's PATH, pipes on ours */
+static gchar *
+esd_process_methods_resolve(ErpcCall *call, EsdStartParams *start)
 {
-	EsdSession *session = esd_process_methods_session(call);
-	g_auto(EsdStartParams) start = {0};
 	g_autoptr(GError) error = NULL;
-	g_autofree gchar *path = NULL;
+	gchar *path;
+
+	if (start->tty) {
+		const gchar *child_path = esd_process_methods_env_lookup(start->envp, "PATH");
+		if (child_path == NULL && strchr(start->program, '/') == NULL) {
+			g_set_error(&error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INTERNAL,
+				    "Unable to spawn %s because:\nUnable to resolve the PATH",
+				    start->program);
+			esd_process_methods_error_kind(call, error, "spawnFailed");
+			return NULL;
+		}
+		path = esd_process_methods_find_program(start->program, child_path);
+	} else {
+		const gchar *server_path = g_getenv("PATH");
+		path = esd_process_methods_find_program(
+		    start->program,
+		    server_path != NULL ? server_path : "/usr/local/bin:/usr/bin:/bin");
+	}
+	if (path == NULL)
+		esd_process_methods_spawn_error(call, ENOENT, "spawnNotFound");
+	return path;
+}
+
+/* a process/start between its checks and its spawn, while launch hooks prepare */
+typedef struct {
+	EsdStartParams start;
+	ErpcCall *call;
+	EsdSession *session;
+	EsdProcess *process;
+	ErpcLaunch *launch; /* NULL without hooks */
+	GCancellable *cancellable;
+	gchar *path;
+} EsdStartJob;
+
+static void
+esd_start_job_free(EsdStartJob *job)
+{
+	esd_start_params_clear(&job->start);
+	g_clear_object(&job->call);
+	g_clear_object(&job->session);
+	g_clear_object(&job->process);
+	g_clear_object(&job->launch);
+	g_clear_object(&job->cancellable);
+	g_free(job->path);
+	g_free(job);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdStartJob, esd_start_job_free)
+
+/* what tells the hooks of a launch how its process ends */
+typedef struct {
+	ErpcLaunch *launch;
+	GCancellable *cancellable;
+} EsdLaunchWatch;
+
+static void
+esd_process_methods_launch_exited_cb(EsdProcess *process, gint exit_code, EsdLaunchWatch *watch)
+{
+	erpc_launch_exited(watch->launch, exit_code);
+}
+
+static void
+esd_process_methods_launch_closed_cb(EsdProcess *process, EsdLaunchWatch *watch)
+{
+	erpc_launch_closed(watch->launch);
+}
+
+/* the process is gone, closed or not: a preparation still running is abandoned */
+static void
+esd_process_methods_launch_watch_free(gpointer data, GClosure *closure)
+{
+	EsdLaunchWatch *watch = data;
+
+	g_cancellable_cancel(watch->cancellable);
+	erpc_launch_closed(watch->launch);
+	g_object_unref(watch->launch);
+	g_object_unref(watch->cancellable);
+	g_free(watch);
+}
+
+static void
+esd_process_methods_watch_launch(EsdStartJob *job)
+{
+	EsdLaunchWatch *watch = g_new0(EsdLaunchWatch, 1);
+
+	watch->launch = g_object_ref(job->launch);
+	watch->cancellable = g_object_ref(job->cancellable);
+	g_signal_connect(job->process,
+			 "exited",
+			 G_CALLBACK(esd_process_methods_launch_exited_cb),
+			 watch);
+	g_signal_connect_data(job->process,
+			      "closed",
+			      G_CALLBACK(esd_process_methods_launch_closed_cb),
+			      watch,
+			      esd_process_methods_launch_watch_free,
+			      0);
+}
+
+/* a launch that does not go ahead leaves no process */
+static void
+esd_process_methods_abandon(EsdStartJob *job)
+{
+	if (esd_session_lookup_process(job->session, job->start.id) == job->process)
+		esd_session_remove_process(job->session, job->start.id);
+}
+
+/* the hooks' changes: the command, its program and its environment */
+static gboolean
+esd_process_methods_apply_launch(EsdStartJob *job)
+{
+	if (erpc_launch_argv_changed(job->launch)) {
+		g_strfreev(job->start.argv);
+		job->start.argv = g_strdupv((gchar **)erpc_launch_get_argv(job->launch));
+		g_free(job->start.program);
+		job->start.program = g_strdup(job->start.argv[0]);
+	}
+	g_strfreev(job->start.envp);
+	job->start.envp = erpc_launch_dup_envp(job->launch);
+	if (erpc_launch_argv_changed(job->launch)) {
+		g_free(job->path);
+		job->path = esd_process_methods_resolve(job->call, &job->start);
+		if (job->path == NULL)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static void
+esd_process_methods_spawn(EsdStartJob *job)
+{
+	EsdStartParams *start = &job->start;
+	ErpcCall *call = job->call;
+	g_autoptr(GError) error = NULL;
 	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
 	gint seccomp_fd = -1;
 	gboolean ok;
 	EsdSpawnRequest request = {0};
-	EsdProcess *process;
+
+	if (job->launch != NULL && !esd_process_methods_apply_launch(job)) {
+		esd_process_methods_abandon(job);
+		return;
+	}
+	request.path = job->path;
+	request.argv = start->argv;
+	request.envp = start->envp;
+	request.cwd = start->cwd;
+	request.tty = start->tty;
+	request.pipe_stdin = start->pipe_stdin;
+	request.rows = ESD_PTY_ROWS;
+	request.cols = ESD_PTY_COLS;
+	if (start->policy != NULL && esd_sandbox_policy_is_isolated(start->policy)) {
+		launch = esd_process_methods_prepare_sandbox(
+		    call,
+		    start,
+		    job->path,
+		    job->launch != NULL ? erpc_launch_get_sandbox_files(job->launch) : NULL,
+		    &request,
+		    &seccomp_fd);
+		if (launch == NULL) {
+			if (seccomp_fd >= 0)
+				close(seccomp_fd);
+			esd_process_methods_abandon(job);
+			return;
+		}
+	}
+	if (job->launch != NULL) {
+		guint n_fds = 0;
+		const gint *hook_fds = erpc_launch_get_fds(job->launch, &n_fds);
+
+		g_array_append_vals(fds, request.extra_fds, request.n_extra_fds);
+		g_array_append_vals(fds, hook_fds, n_fds);
+		request.extra_fds = (const gint *)fds->data;
+		request.n_extra_fds = fds->len;
+		request.netns_fd = erpc_launch_get_network_namespace(job->launch);
+		request.netns = request.netns_fd >= 0;
+	}
+	if (request.n_extra_fds > ESD_SPAWN_MAX_EXTRA_FDS) {
+		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "too many descriptors");
+		if (seccomp_fd >= 0)
+			close(seccomp_fd);
+		esd_process_methods_abandon(job);
+		esd_process_methods_error_kind(call, error, "spawnFailed");
+		return;
+	}
+	/* as the reference on Linux: whenever a sandbox object was sent */
+	esd_process_set_sandbox_type(job->process, start->has_sandbox ? "linuxSeccomp" : "none");
+	if (launch != NULL)
+		esd_process_set_sandbox(job->process,
+					g_steal_pointer(&launch),
+					(GDestroyNotify)esd_process_methods_release_launch);
+	g_signal_connect(job->process,
+			 "started",
+			 G_CALLBACK(esd_process_methods_started_cb),
+			 g_object_ref(call));
+	ok = esd_process_spawn(job->process, &request, &error);
+	/* the supervisor has its copies */
+	if (seccomp_fd >= 0)
+		close(seccomp_fd);
+	if (job->launch != NULL)
+		erpc_launch_close_fds(job->launch);
+	if (!ok) {
+		g_signal_handlers_disconnect_by_data(job->process, call);
+		g_object_unref(call);
+		esd_process_methods_abandon(job);
+		esd_process_methods_error_kind(call, error, "spawnFailed");
+		return;
+	}
+	g_info("process %s started in session %s", start->id, esd_session_get_id(job->session));
+}
+
+static void
+esd_process_methods_prepared_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+	g_autoptr(EsdStartJob) job = user_data;
+	g_autoptr(GError) error = NULL;
+
+	if (!erpc_launch_prepare_finish(job->launch, result, &error)) {
+		g_info("process %s: a launch hook failed: %s", job->start.id, error->message);
+		esd_process_methods_abandon(job);
+		erpc_call_return_error(job->call, error);
+		return;
+	}
+	/* the session ended while the hooks prepared */
+	if (esd_session_lookup_process(job->session, job->start.id) != job->process) {
+		g_set_error(&error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INTERNAL,
+			    "process %s was removed before it started",
+			    job->start.id);
+		erpc_call_return_error(job->call, error);
+		return;
+	}
+	esd_process_methods_spawn(job);
+}
+
+static void
+esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	ErpcRegistry *registry = user_data;
+	ErpcContext *context = registry != NULL ? erpc_registry_get_context(registry) : NULL;
+	EsdSession *session = esd_process_methods_session(call);
+	g_autoptr(EsdStartJob) job = g_new0(EsdStartJob, 1);
+	g_autoptr(GError) error = NULL;
+	EsdStartParams *start = &job->start;
+	ErpcLaunch *launch;
+	GCancellable *cancellable;
 	struct stat st;
 
-	if (!esd_process_methods_parse_start(params, &start, call))
+	if (!esd_process_methods_parse_start(params, start, call, context))
 		return;
-	if (esd_session_lookup_process(session, start.id) != NULL) {
+	/* the members launch hooks claim are checked with the daemon's */
+	if (context != NULL && erpc_context_get_launch_hooks(context)->len > 0) {
+		g_autoptr(GPtrArray) argv = g_ptr_array_new();
+
+		g_ptr_array_add(argv, start->program);
+		for (guint i = 1; start->argv[i] != NULL; i++)
+			g_ptr_array_add(argv, start->argv[i]);
+		g_ptr_array_add(argv, NULL);
+		job->launch = erpc_launch_new(ERPC_SESSION(session),
+					      start->id,
+					      params,
+					      start->cwd,
+					      (const gchar *const *)argv->pdata,
+					      (const gchar *const *)start->envp,
+					      start->tty,
+					      start->policy != NULL &&
+						  esd_sandbox_policy_is_isolated(start->policy));
+		if (!erpc_launch_claim(job->launch, context, &error)) {
+			erpc_call_return_error(call, error);
+			return;
+		}
+		if (!erpc_launch_has_hooks(job->launch))
+			g_clear_object(&job->launch);
+	}
+	if (esd_session_lookup_process(session, start->id) != NULL) {
 		g_set_error(&error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_INVALID_REQUEST,
 			    "process %s already exists",
-			    start.id);
+			    start->id);
 		erpc_call_return_error(call, error);
 		return;
 	}
@@ -449,76 +734,32 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_process_methods_check_nul(call, &start, params))
+	if (!esd_process_methods_check_nul(call, start, params))
 		return;
-	if (stat(start.cwd, &st) != 0) {
+	if (stat(start->cwd, &st) != 0) {
 		esd_process_methods_spawn_error(call, errno, "spawnNotFound");
 		return;
 	}
-	/* a terminal resolves the program on the child's PATH, pipes on ours */
-	if (start.tty) {
-		const gchar *child_path = esd_process_methods_env_lookup(start.envp, "PATH");
-		if (child_path == NULL && strchr(start.program, '/') == NULL) {
-			g_set_error(&error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INTERNAL,
-				    "Unable to spawn %s because:\nUnable to resolve the PATH",
-				    start.program);
-			esd_process_methods_error_kind(call, error, "spawnFailed");
-			return;
-		}
-		path = esd_process_methods_find_program(start.program, child_path);
-	} else {
-		const gchar *server_path = g_getenv("PATH");
-		path = esd_process_methods_find_program(
-		    start.program,
-		    server_path != NULL ? server_path : "/usr/local/bin:/usr/bin:/bin");
-	}
-	if (path == NULL) {
-		esd_process_methods_spawn_error(call, ENOENT, "spawnNotFound");
+	job->path = esd_process_methods_resolve(call, start);
+	if (job->path == NULL)
 		return;
-	}
 
-	request.path = path;
-	request.argv = start.argv;
-	request.envp = start.envp;
-	request.cwd = start.cwd;
-	request.tty = start.tty;
-	request.pipe_stdin = start.pipe_stdin;
-	request.rows = ESD_PTY_ROWS;
-	request.cols = ESD_PTY_COLS;
-	if (start.policy != NULL && esd_sandbox_policy_is_isolated(start.policy)) {
-		launch =
-		    esd_process_methods_prepare_sandbox(call, &start, path, &request, &seccomp_fd);
-		if (launch == NULL) {
-			if (seccomp_fd >= 0)
-				close(seccomp_fd);
-			return;
-		}
-	}
-	process = esd_session_new_process(session, start.id);
-	/* as the reference on Linux: whenever a sandbox object was sent */
-	esd_process_set_sandbox_type(process, start.has_sandbox ? "linuxSeccomp" : "none");
-	if (launch != NULL)
-		esd_process_set_sandbox(process,
-					g_steal_pointer(&launch),
-					(GDestroyNotify)esd_process_methods_release_launch);
-	g_signal_connect(process,
-			 "started",
-			 G_CALLBACK(esd_process_methods_started_cb),
-			 g_object_ref(call));
-	ok = esd_process_spawn(process, &request, &error);
-	/* the supervisor has its copy */
-	if (seccomp_fd >= 0)
-		close(seccomp_fd);
-	if (!ok) {
-		g_signal_handlers_disconnect_by_data(process, call);
-		g_object_unref(call);
-		esd_session_remove_process(session, start.id);
-		esd_process_methods_error_kind(call, error, "spawnFailed");
+	job->call = g_object_ref(call);
+	job->session = g_object_ref(session);
+	/* the id is taken while hooks prepare: a second start with it is refused */
+	job->process = g_object_ref(esd_session_new_process(session, start->id));
+	if (job->launch == NULL) {
+		esd_process_methods_spawn(job);
 		return;
 	}
-	g_info("process %s started in session %s", start.id, esd_session_get_id(session));
+	job->cancellable = g_cancellable_new();
+	esd_process_methods_watch_launch(job);
+	launch = job->launch;
+	cancellable = job->cancellable;
+	erpc_launch_prepare_async(launch,
+				  cancellable,
+				  esd_process_methods_prepared_cb,
+				  g_steal_pointer(&job));
 }
 
 static void
@@ -666,7 +907,8 @@ esd_process_methods_register(ErpcRegistry *registry, GError **error)
 	};
 
 	for (guint i = 0; i < G_N_ELEMENTS(methods); i++) {
-		if (!erpc_registry_add_method(registry, &methods[i], NULL, NULL, error))
+		/* the registry outlives its methods; process/start finds the hooks through it */
+		if (!erpc_registry_add_method(registry, &methods[i], registry, NULL, error))
 			return FALSE;
 	}
 	return TRUE;

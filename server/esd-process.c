@@ -133,7 +133,7 @@ struct _EsdProcess {
 
 G_DEFINE_TYPE(EsdProcess, esd_process, G_TYPE_OBJECT)
 
-enum { SIGNAL_STARTED, SIGNAL_CLOSED, SIGNAL_LAST };
+enum { SIGNAL_STARTED, SIGNAL_EXITED, SIGNAL_CLOSED, SIGNAL_LAST };
 static guint esd_process_signals[SIGNAL_LAST] = {0};
 
 static void
@@ -576,6 +576,7 @@ esd_process_set_exited(EsdProcess *self, gint exit_code)
 	esd_process_wake_waiters(self);
 	if (!self->tty)
 		self->stdin_closed = TRUE;
+	g_signal_emit(self, esd_process_signals[SIGNAL_EXITED], 0, exit_code);
 	esd_process_maybe_close(self);
 }
 
@@ -1117,6 +1118,16 @@ esd_process_class_init(EsdProcessClass *klass)
 							   G_TYPE_NONE,
 							   1,
 							   G_TYPE_ERROR);
+	esd_process_signals[SIGNAL_EXITED] = g_signal_new("exited",
+							  G_TYPE_FROM_CLASS(klass),
+							  G_SIGNAL_RUN_LAST,
+							  0,
+							  NULL,
+							  NULL,
+							  NULL,
+							  G_TYPE_NONE,
+							  1,
+							  G_TYPE_INT);
 	esd_process_signals[SIGNAL_CLOSED] = g_signal_new("closed",
 							  G_TYPE_FROM_CLASS(klass),
 							  G_SIGNAL_RUN_LAST,

@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include "erpc-session-private.h"
 #include "esd-expiry-queue.h"
 #include "esd-session.h"
 
@@ -11,66 +12,64 @@
  * `resumeSessionId` until the server expires it. It owns the process table:
  * processes keep running and keep their output while detached, and a closed
  * process stays readable, with its id taken, for the retention time. When
- * the session goes, so does every process tree it started.
+ * the session goes, so does every process tree it started. Its id, its
+ * connection and the requests plugins send its client are ErpcSession's.
  */
 struct _EsdSession {
-	GObject parent_instance;
-	gchar *id;
-	ErpcConnection *connection; /* weak */
-	GHashTable *processes;	    /* id → EsdProcess */
-	EsdExpiryQueue *retention;  /* closed processes, removed when they expire */
+	ErpcSession parent_instance;
+	GHashTable *processes;	   /* id → EsdProcess */
+	EsdExpiryQueue *retention; /* closed processes, removed when they expire */
 	guint process_retention;
 	gsize max_retained_bytes;
 	guint max_processes; /* 0: no limit */
 };
 
-G_DEFINE_TYPE(EsdSession, esd_session, G_TYPE_OBJECT)
+G_DEFINE_TYPE(EsdSession, esd_session, ERPC_TYPE_SESSION)
 
 const gchar *
 esd_session_get_id(EsdSession *self)
 {
 	g_return_val_if_fail(ESD_IS_SESSION(self), NULL);
-	return self->id;
+	return erpc_session_get_id(ERPC_SESSION(self));
 }
 
 ErpcConnection *
 esd_session_get_connection(EsdSession *self)
 {
 	g_return_val_if_fail(ESD_IS_SESSION(self), NULL);
-	return self->connection;
+	return erpc_session_get_connection(ERPC_SESSION(self));
 }
 
 static ErpcConnection *
 esd_session_sink_cb(gpointer user_data)
 {
-	return ESD_SESSION(user_data)->connection;
+	return erpc_session_get_connection(ERPC_SESSION(user_data));
 }
 
 gboolean
 esd_session_is_attached(EsdSession *self)
 {
 	g_return_val_if_fail(ESD_IS_SESSION(self), FALSE);
-	return self->connection != NULL;
+	return erpc_session_get_connection(ERPC_SESSION(self)) != NULL;
 }
 
 void
 esd_session_attach(EsdSession *self, ErpcConnection *connection)
 {
 	g_return_if_fail(ESD_IS_SESSION(self));
-	g_return_if_fail(self->connection == NULL);
-	self->connection = connection;
-	g_object_add_weak_pointer(G_OBJECT(connection), (gpointer *)&self->connection);
+	g_return_if_fail(erpc_session_get_connection(ERPC_SESSION(self)) == NULL);
+	erpc_session_set_connection(ERPC_SESSION(self), connection);
 }
 
-/* notifications produced while detached are dropped; process/read catches up */
+/*
+ * notifications produced while detached are dropped; process/read catches
+ * up; requests to the client fail
+ */
 void
 esd_session_detach(EsdSession *self)
 {
 	g_return_if_fail(ESD_IS_SESSION(self));
-	if (self->connection == NULL)
-		return;
-	g_object_remove_weak_pointer(G_OBJECT(self->connection), (gpointer *)&self->connection);
-	self->connection = NULL;
+	erpc_session_set_connection(ERPC_SESSION(self), NULL);
 }
 
 EsdProcess *
@@ -120,7 +119,7 @@ esd_session_check_process_limit(EsdSession *self, GError **error)
 	if (self->max_processes == 0 || g_hash_table_size(self->processes) < self->max_processes)
 		return TRUE;
 	g_message("session %s: refusing a process beyond the limit of %u",
-		  self->id,
+		  esd_session_get_id(self),
 		  self->max_processes);
 	g_set_error(error,
 		    ERPC_ERROR,
@@ -197,14 +196,12 @@ esd_session_finalize(GObject *object)
 	esd_session_detach(self);
 	g_object_unref(self->retention);
 	g_hash_table_unref(self->processes);
-	g_free(self->id);
 	G_OBJECT_CLASS(esd_session_parent_class)->finalize(object);
 }
 
 static void
 esd_session_init(EsdSession *self)
 {
-	self->id = g_uuid_string_random();
 	self->processes =
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_process_free);
 }

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <execrpc.h>
+#include <execrpc-plugin.h>
 
 #include "esd-process.h"
 
 G_BEGIN_DECLS
 
 #define ESD_TYPE_SESSION (esd_session_get_type())
-G_DECLARE_FINAL_TYPE(EsdSession, esd_session, ESD, SESSION, GObject)
+G_DECLARE_FINAL_TYPE(EsdSession, esd_session, ESD, SESSION, ErpcSession)
 
 EsdSession *
 esd_session_new(guint process_retention_seconds, gsize max_retained_bytes);

@@ -49,8 +49,8 @@ typedef struct {
 	const gchar *supervisor;
 	gchar **argv;
 	gchar *const *envp;
-	gint fds[4 + ESD_SPAWN_MAX_EXTRA_FDS]; /* report, stdin, stdout, stderr, extra: become 3, 4,
-						  … */
+	/* report, stdin, stdout, stderr: become 3, 4, …; extra and netns: their own numbers */
+	gint fds[4 + ESD_SPAWN_MAX_EXTRA_FDS + 1];
 	guint n_fds;
 	gint landlock_fd; /* a Landlock ruleset to enter before the exec, or -1 */
 } EsdSpawnExec;
@@ -114,7 +114,7 @@ static int
 esd_spawn_exec_supervisor(void *data)
 {
 	const EsdSpawnExec *exec = data;
-	gint moved[4 + ESD_SPAWN_MAX_EXTRA_FDS];
+	gint moved[4 + ESD_SPAWN_MAX_EXTRA_FDS + 1];
 	EsdSpawnRecord record = {ESD_SPAWN_REPORT_SETUP_FAILED, 0};
 
 	/* out of the way of 3, 4, … first, then into place without close-on-exec */
@@ -245,6 +245,12 @@ esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error
 		g_string_append_printf(keep, ",%d", request->extra_fds[i]);
 	}
 	exec.n_fds = 4 + request->n_extra_fds;
+	/* handed to the supervisor, but not kept for the command */
+	if (request->netns) {
+		g_return_val_if_fail(request->netns_fd > 6, FALSE);
+		exec.fds[exec.n_fds++] = request->netns_fd;
+		g_string_append_printf(keep, "N%d", request->netns_fd);
+	}
 
 	pid_namespace = esd_spawn_try_pid_namespace;
 	g_ptr_array_add(argv, g_strdup("esd-supervise"));

@@ -28,6 +28,8 @@ typedef struct {
 	guint n_extra_fds; /* at most ESD_SPAWN_MAX_EXTRA_FDS */
 	gboolean landlock; /* enter the Landlock ruleset landlock_fd before the supervisor */
 	gint landlock_fd;
+	gboolean netns; /* the supervisor joins the network namespace netns_fd (> 6) */
+	gint netns_fd;
 } EsdSpawnRequest;
 
 #define ESD_SPAWN_FIRST_EXTRA_FD 7

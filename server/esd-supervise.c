@@ -9,7 +9,9 @@
  *
  * FLAGS: 't' the command gets the terminal on fd 4 as its controlling tty,
  * 'n' we are init of a fresh PID namespace, ",N" (repeated): the command also
- * inherits descriptor N (bubblewrap's arguments and seccomp program).
+ * inherits descriptor N (bubblewrap's arguments and seccomp program, a launch
+ * hook's descriptors), "NN": we join the network namespace of descriptor N
+ * before the command is forked (a launch hook's), and close it.
  * Descriptors: 3 the report pipe, 4 the command's stdin, 5 its stdout, 6
  * its stderr. The environment is the command's. Signals arrive
  * blocked and stay blocked here.
@@ -28,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,6 +361,7 @@ main(int argc, char **argv, char **envp)
 	int exec_pipe[2];
 	int tty;
 	int pid_namespace;
+	int netns_fd = -1;
 	pid_t daemon_pid;
 	pid_t command;
 	int command_done = 0;
@@ -374,6 +378,8 @@ main(int argc, char **argv, char **envp)
 	for (const char *f = strchr(argv[1], ','); f != NULL && n_extra_fds < MAX_EXTRA_FDS;
 	     f = strchr(f + 1, ','))
 		extra_fds[n_extra_fds++] = (int)strtol(f + 1, NULL, 10);
+	if (strchr(argv[1], 'N') != NULL)
+		netns_fd = (int)strtol(strchr(argv[1], 'N') + 1, NULL, 10);
 	daemon_pid = (pid_t)strtol(argv[2], NULL, 10);
 
 	prctl(PR_SET_PDEATHSIG, pid_namespace ? SIGKILL : SIGTERM);
@@ -390,6 +396,11 @@ main(int argc, char **argv, char **envp)
 	}
 	sigprocmask(SIG_BLOCK, &waitset, NULL);
 
+	if (netns_fd >= 0) {
+		if (setns(netns_fd, CLONE_NEWNET) < 0)
+			fail(REPORT_FD, ESD_SPAWN_REPORT_SETUP_FAILED);
+		close(netns_fd);
+	}
 	if (pipe2(exec_pipe, O_CLOEXEC) < 0)
 		fail(REPORT_FD, ESD_SPAWN_REPORT_SETUP_FAILED);
 	command = start_command(exec_pipe, tty, argv, envp);
