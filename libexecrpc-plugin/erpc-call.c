@@ -225,6 +225,8 @@ erpc_call_get_context(ErpcCall *self)
  * erpc_call_get_session:
  * @self: a #ErpcCall
  *
+ * The session the call came in on.
+ *
  * Returns: (transfer none) (nullable): the session of the client that sent
  *   the request; %NULL before `initialize` succeeded
  *

@@ -64,6 +64,8 @@ erpc_launch_hook_data_free(gpointer data)
  * erpc_launch_get_process_id:
  * @self: a #ErpcLaunch
  *
+ * The id the client gave the process.
+ *
  * Returns: the `processId` of the request
  *
  * Since: 0.2
@@ -78,6 +80,8 @@ erpc_launch_get_process_id(ErpcLaunch *self)
 /**
  * erpc_launch_get_session:
  * @self: a #ErpcLaunch
+ *
+ * The session that starts the process.
  *
  * Returns: (transfer none): the session the process belongs to, to ask or
  *   notify its client
@@ -95,6 +99,8 @@ erpc_launch_get_session(ErpcLaunch *self)
  * erpc_launch_get_params:
  * @self: a #ErpcLaunch
  *
+ * The params of the `process/start` request.
+ *
  * Returns: (transfer none): the params of `process/start` as sent; read
  *   only
  *
@@ -111,6 +117,8 @@ erpc_launch_get_params(ErpcLaunch *self)
  * erpc_launch_get_cwd:
  * @self: a #ErpcLaunch
  *
+ * The directory the process will start in.
+ *
  * Returns: the working directory of the command, a local path
  *
  * Since: 0.2
@@ -125,6 +133,8 @@ erpc_launch_get_cwd(ErpcLaunch *self)
 /**
  * erpc_launch_get_argv:
  * @self: a #ErpcLaunch
+ *
+ * The command line the process will run, with what hooks changed so far.
  *
  * Returns: (transfer none) (array zero-terminated=1): the command as it
  *   stands, with the changes made so far; `argv[0]` is the program
@@ -154,6 +164,8 @@ erpc_launch_envp_lookup(gchar **envp, const gchar *name)
  * @self: a #ErpcLaunch
  * @name: a variable name
  *
+ * Reads a variable of the environment the process will get.
+ *
  * Returns: (nullable): the value the command gets, with the changes made so
  *   far
  *
@@ -175,6 +187,8 @@ erpc_launch_getenv(ErpcLaunch *self, const gchar *name)
  * erpc_launch_is_sandboxed:
  * @self: a #ErpcLaunch
  *
+ * Whether the process runs inside the sandbox.
+ *
  * Returns: %TRUE if the command runs in the sandbox its `sandbox` policy
  *   asks for (then erpc_launch_add_sandbox_file() matters)
  *
@@ -190,6 +204,8 @@ erpc_launch_is_sandboxed(ErpcLaunch *self)
 /**
  * erpc_launch_is_tty:
  * @self: a #ErpcLaunch
+ *
+ * Whether the process runs on a terminal.
  *
  * Returns: %TRUE if the command gets a terminal
  *
@@ -428,6 +444,8 @@ erpc_launch_set_hook_data(ErpcLaunch *self,
  * erpc_launch_get_hook_data:
  * @self: a #ErpcLaunch
  * @hook: a hook
+ *
+ * What the calling hook stored for this launch.
  *
  * Returns: (transfer none) (nullable): what @hook set with
  *   erpc_launch_set_hook_data()

@@ -23,7 +23,21 @@ typedef struct {
 } ErpcSessionPending;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(ErpcSession, erpc_session, G_TYPE_OBJECT)
-G_DEFINE_QUARK(erpc - session - error - quark, erpc_session_error)
+/**
+ * erpc_session_error_quark:
+ *
+ * The domain of the errors of server-to-client requests, %ERPC_SESSION_ERROR.
+ *
+ * Returns: the quark of `erpc-session-error-quark`
+ *
+ * Since: 0.2
+ */
+GQuark
+erpc_session_error_quark(void)
+{
+	/* written out: clang-format would space the dashes of G_DEFINE_QUARK() */
+	return g_quark_from_static_string("erpc-session-error-quark");
+}
 
 #define GET_PRIVATE(o) ((ErpcSessionPrivate *)erpc_session_get_instance_private(o))
 
@@ -63,6 +77,8 @@ erpc_session_pending_fail(ErpcSession *self, gint64 id, GError *error)
  * erpc_session_get_id:
  * @self: a #ErpcSession
  *
+ * The id of the session, as `initialize` returned it.
+ *
  * Returns: the `sessionId` the client resumes the session with
  *
  * Since: 0.2
@@ -77,6 +93,8 @@ erpc_session_get_id(ErpcSession *self)
 /**
  * erpc_session_is_attached:
  * @self: a #ErpcSession
+ *
+ * Whether a connection is attached to the session.
  *
  * Returns: %TRUE while a connection is attached, so that requests and
  *   notifications can reach the client
@@ -277,6 +295,8 @@ erpc_session_request_async(ErpcSession *self,
  * @self: a #ErpcSession
  * @result: the #GAsyncResult given to the callback
  * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_session_request_async().
  *
  * Returns: (transfer full): the client's `result`, or %NULL with @error set
  *
