@@ -2,8 +2,10 @@
 /* hello: a plugin of execserverd built against the installed SDK. It
  * registers the capability `hello` (version 1) and the method `hello/greet`
  * gated on it: {"name": "you"} is answered {"greeting": "Hello, you!"}.
- * The word is set with --hello-greeting=WORD or `greeting=` in the
- * `[hello]` section of the daemon's config file; the command line wins. */
+ * As a launch hook, it sets HELLO to the same word in the environment of
+ * every process/start. The word is set with --hello-greeting=WORD or
+ * `greeting=` in the `[hello]` section of the daemon's config file; the
+ * command line wins. */
 
 #include <execrpc-plugin.h>
 
@@ -16,7 +18,23 @@ struct _HelloPlugin {
 	gchar *config_greeting; /* greeting= of [hello] */
 };
 
-G_DEFINE_TYPE(HelloPlugin, hello_plugin, ERPC_TYPE_PLUGIN)
+static void
+hello_plugin_launch_hook_init(ErpcLaunchHookInterface *iface);
+
+G_DEFINE_TYPE_WITH_CODE(HelloPlugin,
+			hello_plugin,
+			ERPC_TYPE_PLUGIN,
+			G_IMPLEMENT_INTERFACE(ERPC_TYPE_LAUNCH_HOOK, hello_plugin_launch_hook_init))
+
+static const gchar *
+hello_plugin_get_word(HelloPlugin *self)
+{
+	if (self->option_greeting != NULL)
+		return self->option_greeting;
+	if (self->config_greeting != NULL)
+		return self->config_greeting;
+	return "Hello";
+}
 
 static void
 hello_greet(ErpcCall *call, JsonObject *params, gpointer user_data)
@@ -25,7 +43,6 @@ hello_greet(ErpcCall *call, JsonObject *params, gpointer user_data)
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autofree gchar *greeting = NULL;
 	HelloPlugin *self = HELLO_PLUGIN(user_data);
-	const gchar *word = "Hello";
 	const gchar *name = NULL;
 
 	/* a missing or non-string `name` is the protocol's -32602 */
@@ -33,17 +50,41 @@ hello_greet(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (self->option_greeting != NULL)
-		word = self->option_greeting;
-	else if (self->config_greeting != NULL)
-		word = self->config_greeting;
-	greeting = g_strdup_printf("%s, %s!", word, name);
+	greeting = g_strdup_printf("%s, %s!", hello_plugin_get_word(self), name);
 	json_builder_begin_object(builder);
 	json_builder_set_member_name(builder, "greeting");
 	json_builder_add_string_value(builder, greeting);
 	json_builder_end_object(builder);
 	/* the call takes the result */
 	erpc_call_return(call, json_builder_get_root(builder));
+}
+
+/* a hook that claims no member takes part in every process/start; its
+ * changes to the launch are applied once all hooks have prepared */
+static void
+hello_plugin_prepare_async(ErpcLaunchHook *hook,
+			   ErpcLaunch *launch,
+			   GCancellable *cancellable,
+			   GAsyncReadyCallback callback,
+			   gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(hook, cancellable, callback, user_data);
+
+	erpc_launch_setenv(launch, "HELLO", hello_plugin_get_word(HELLO_PLUGIN(hook)));
+	g_task_return_boolean(task, TRUE);
+}
+
+static gboolean
+hello_plugin_prepare_finish(ErpcLaunchHook *hook, GAsyncResult *result, GError **error)
+{
+	return g_task_propagate_boolean(G_TASK(result), error);
+}
+
+static void
+hello_plugin_launch_hook_init(ErpcLaunchHookInterface *iface)
+{
+	iface->prepare_async = hello_plugin_prepare_async;
+	iface->prepare_finish = hello_plugin_prepare_finish;
 }
 
 static gboolean
@@ -60,7 +101,11 @@ hello_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 
 	if (!erpc_registry_add_capability(registry, "hello", 1, error))
 		return FALSE;
-	return erpc_registry_add_method(registry, &greet, plugin, NULL, error);
+	if (!erpc_registry_add_method(registry, &greet, plugin, NULL, error))
+		return FALSE;
+	return erpc_context_add_launch_hook(erpc_registry_get_context(registry),
+					    ERPC_LAUNCH_HOOK(plugin),
+					    error);
 }
 
 /* called once after setup, before the daemon parses its command line */

@@ -6,7 +6,8 @@
 # id the daemon checks), builds examples/hello-plugin and the README's
 # "Writing a plugin" example against that install with PKG_CONFIG_PATH alone,
 # then loads both into the daemon of BUILD_DIR with --plugins-dir and calls
-# their methods over the protocol (tests/sdk/sdk-client.py), with the
+# their methods and the example's launch hook (the environment of a
+# process/start) over the protocol (tests/sdk/sdk-client.py), with the
 # example's option from the config file and the command line. TAP output;
 # exits 1 if anything failed.
 #
@@ -178,8 +179,9 @@ case "$list" in
 	ok "the daemon loads both with --plugins-dir" ;;
 *) not_ok "the daemon loads both with --plugins-dir" "$list" ;;
 esac
-# the protocol, over the daemon's stdio: the example's greeting word is its
-# default, then from the config file, then from the command line over it
+# the protocol, over the daemon's stdio: the example's greeting word, which
+# its launch hook also puts in $HELLO of a process/start, is its default,
+# then from the config file, then from the command line over it
 printf '[hello]\ngreeting=Hi\n' >"$work/execserverd.conf"
 for case in "Hello:" "Hi:--config=$work/execserverd.conf" \
 	"Howdy:--config=$work/execserverd.conf --hello-greeting=Howdy"; do
@@ -187,9 +189,9 @@ for case in "Hello:" "Hi:--config=$work/execserverd.conf" \
 	# shellcheck disable=SC2086
 	if python3 "$src/tests/sdk/sdk-client.py" "$word" "$daemon" --listen stdio \
 		--plugins-dir "$hello" --plugins-dir "$readme" ${case#*:} >"$work/client.log" 2>&1; then
-		ok "their methods answer over the protocol (${case#*:})"
+		ok "their methods and the launch hook answer over the protocol (${case#*:})"
 	else
-		not_ok "their methods answer over the protocol (${case#*:})"
+		not_ok "their methods and the launch hook answer over the protocol (${case#*:})"
 	fi
 	sed 's/^/#   /' "$work/client.log"
 done

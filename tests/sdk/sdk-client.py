@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Drives `execserverd --listen stdio ARGS...` with the plugins built against
 the installed SDK (tests/sdk/run.sh) through the protocol: the handshake,
-then the example plugin's method and the README plugin's method.
+then the example plugin's method, its launch hook (a process/start whose
+command prints $HELLO) and the README plugin's method.
 
     sdk-client.py WORD EXECSERVERD ARGS...
 
 WORD is the greeting the example's options make it answer with. Prints one
 TAP line per check and exits 1 if one failed."""
+import base64
 import json
 import select
 import subprocess
@@ -54,6 +56,32 @@ class Daemon:
             if answer.get("id") == request_id:
                 return answer
 
+    def run(self, process_id, argv):
+        """Starts argv with process/start and reads it to its end: (start
+        answer, stdout, exit code), or (start answer, None, None) when
+        process/start failed."""
+        start = self.request("process/start", {
+            "processId": process_id, "argv": argv, "cwd": "file:///tmp",
+            "env": {"PATH": "/usr/bin:/bin"}, "tty": False})
+        if "result" not in start:
+            return start, None, None
+        stdout = b""
+        after = 0
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            read = self.request("process/read", {
+                "processId": process_id, "afterSeq": after, "waitMs": 1000})
+            result = read.get("result")
+            if result is None:
+                return read, None, None
+            for chunk in result["chunks"]:
+                if chunk["stream"] == "stdout":
+                    stdout += base64.b64decode(chunk["chunk"])
+            after = result["nextSeq"] - 1
+            if result["closed"]:
+                return start, stdout.decode(errors="replace"), result["exitCode"]
+        raise TimeoutError(f"{process_id} did not close")
+
     def close(self):
         self.proc.stdin.close()
         try:
@@ -91,6 +119,12 @@ def main():
         answer = daemon.request("hello/greet", None)
         check("hello/greet without params is -32602",
               answer.get("error", {}).get("code") == -32602, answer)
+
+        # the example's launch hook sets HELLO to the word in every launch
+        start, stdout, code = daemon.run("hello-env", ["/bin/sh", "-c", "echo $HELLO"])
+        check(f"the launch hook sets HELLO={word} for process/start",
+              stdout == f"{word}\n" and code == 0,
+              {"start": start, "stdout": stdout, "exitCode": code})
 
         answer = daemon.request("my/hello", {"name": "README"})
         check("the README plugin's my/hello answers {}", answer.get("result") == {}, answer)
