@@ -12,6 +12,7 @@
 #include "esd-child-env.h"
 #include "esd-dispatcher.h"
 #include "esd-process-methods.h"
+#include "esd-sandbox-host.h"
 #include "esd-sandbox-launch.h"
 #include "esd-sandbox-policy.h"
 #include "esd-session.h"
@@ -98,8 +99,9 @@ typedef struct {
 	gchar *program;
 	gboolean tty;
 	gboolean pipe_stdin;
-	gboolean has_sandbox;	  /* a `sandbox` object was sent: sandboxType linuxSeccomp */
-	EsdSandboxPolicy *policy; /* NULL without one */
+	gboolean has_sandbox; /* a `sandbox` object was sent: sandboxType linuxSeccomp */
+	ErpcSandboxPolicy *sandbox_policy; /* as launch hooks see it; NULL without one */
+	const EsdSandboxPolicy *policy;	   /* its parsed form, owned by sandbox_policy */
 } EsdStartParams;
 
 static void
@@ -110,10 +112,25 @@ esd_start_params_clear(EsdStartParams *params)
 	g_free(params->cwd);
 	g_strfreev(params->envp);
 	g_free(params->program);
-	g_clear_pointer(&params->policy, esd_sandbox_policy_free);
+	g_clear_pointer(&params->sandbox_policy, erpc_sandbox_policy_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdStartParams, esd_start_params_clear)
+
+/* the service plugins use: process/start parses its policies the same way */
+static EsdSandboxHost *
+esd_process_methods_sandbox(ErpcContext *context)
+{
+	static ErpcSandbox *own = NULL;
+	ErpcSandbox *sandbox = context != NULL ? erpc_context_get_sandbox(context) : NULL;
+
+	if (sandbox != NULL && ESD_IS_SANDBOX_HOST(sandbox))
+		return ESD_SANDBOX_HOST(sandbox);
+	/* methods registered without the daemon's context: a service of their own */
+	if (g_once_init_enter(&own))
+		g_once_init_leave(&own, esd_sandbox_host_new());
+	return ESD_SANDBOX_HOST(own);
+}
 
 /* the daemon checks a member itself unless a launch hook claims it */
 static gboolean
@@ -202,19 +219,19 @@ esd_process_methods_parse_start(JsonObject *params,
 		goto invalid;
 	}
 	if (sandbox != NULL) {
-		const gchar *tmpdirs[] = {g_get_tmp_dir(), NULL};
-		EsdSandboxDefaults defaults = {.cwd = out->cwd,
-					       .home = g_get_home_dir(),
-					       .tmpdirs = tmpdirs};
+		EsdSandboxHost *host = esd_process_methods_sandbox(context);
+
 		out->has_sandbox = TRUE;
-		out->policy = esd_sandbox_policy_new_from_json(sandbox, &defaults, &error);
-		if (out->policy == NULL) {
-			if (esd_sandbox_error_convert(&error)) {
-				esd_process_methods_error_kind(call, error, "sandboxUnavailable");
+		out->sandbox_policy =
+		    erpc_sandbox_parse_policy(ERPC_SANDBOX(host), sandbox, out->cwd, &error);
+		if (out->sandbox_policy == NULL) {
+			if (error->domain == ERPC_SANDBOX_ERROR) {
+				erpc_call_return_sandbox_error(call, error);
 				return FALSE;
 			}
 			goto invalid;
 		}
+		out->policy = esd_sandbox_host_get_policy(host, out->sandbox_policy);
 	}
 	out->envp = esd_child_env_build(env, policy, out->tty, &error);
 	if (out->envp == NULL)
@@ -679,8 +696,7 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 					      (const gchar *const *)argv->pdata,
 					      (const gchar *const *)start->envp,
 					      start->tty,
-					      start->policy != NULL &&
-						  esd_sandbox_policy_is_isolated(start->policy));
+					      start->sandbox_policy);
 		if (!erpc_launch_claim(job->launch, context, &error)) {
 			erpc_call_return_error(call, error);
 			return;
