@@ -791,7 +791,7 @@ esd_process_methods_write(ErpcCall *call, JsonObject *params, gpointer user_data
 	EsdSession *session = esd_process_methods_session(call);
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GBytes) data = NULL;
-	g_autofree gchar *result = NULL;
+	ErpcJsonWriter writer;
 	const gchar *id = NULL;
 	const gchar *chunk = NULL;
 	const gchar *write_id = NULL;
@@ -819,8 +819,11 @@ esd_process_methods_write(ErpcCall *call, JsonObject *params, gpointer user_data
 	}
 	process = esd_session_lookup_process(session, id);
 	status = process != NULL ? esd_process_write(process, write_id, data) : "unknownProcess";
-	result = g_strdup_printf("{\"status\":\"%s\"}", status);
-	erpc_call_return_raw(call, result);
+	erpc_json_writer_init(&writer, erpc_call_result_begin(call, 32));
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_string(&writer, "status", status);
+	erpc_json_writer_end_object(&writer);
+	erpc_call_result_end(call, erpc_json_writer_get_string(&writer));
 }
 
 static void

@@ -11,6 +11,7 @@
 #include "esd-fs-connection-state.h"
 #include "esd-fs-handoff.h"
 #include "esd-fs-local-plugin.h"
+#include "esd-fs-sandbox-answer.h"
 
 /*
  * esd-fs-helper: one fs request, evaluated inside a sandbox. The daemon
@@ -159,13 +160,12 @@ static gboolean
 esd_fs_helper_answer(ErpcCall *call, GBytes *answer, gint handoff_fd)
 {
 	g_autoptr(GError) error = NULL;
-	const gchar *prefix = "{\"id\":1,\"result\":";
 	gsize len = 0;
 	const gchar *data = g_bytes_get_data(answer, &len);
 	g_autoptr(GBytes) failure = NULL;
 
-	if (g_strcmp0(erpc_call_get_method(call), "fs/open") == 0 && len >= strlen(prefix) &&
-	    memcmp(data, prefix, strlen(prefix)) == 0 &&
+	if (g_strcmp0(erpc_call_get_method(call), "fs/open") == 0 &&
+	    esd_fs_answer_is_result(data, len) &&
 	    !esd_fs_helper_hand_over(call, handoff_fd, &error)) {
 		g_printerr("esd-fs-helper: %s\n", error->message);
 		failure = erpc_message_new_error(erpc_call_get_id(call),

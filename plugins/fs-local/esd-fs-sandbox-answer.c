@@ -17,7 +17,6 @@
  * make the daemon send a broken or a second message, so nothing is trusted.
  */
 
-#define ESD_FS_ANSWER_RESULT_PREFIX "{\"id\":1,\"result\":"
 /* a file read is at most 512 MiB, which base64 makes 683 MiB */
 #define ESD_FS_ANSWER_MAX_RESULT ((gsize)1024 * 1024 * 1024)
 #define ESD_FS_ANSWER_MAX_OTHER	 ((gsize)1024 * 1024)
@@ -55,6 +54,45 @@ esd_fs_answer_free(EsdFsAnswer *self)
 	g_free(self);
 }
 
+/*
+ * How the helper's answer starts when it is a result: the head erpc_call
+ * writes for ESD_FS_SANDBOX_REQUEST_ID, written the same way
+ */
+static const GString *
+esd_fs_answer_result_head(void)
+{
+	static GString *head = NULL;
+
+	if (g_once_init_enter(&head)) {
+		GString *out = g_string_new(NULL);
+		ErpcJsonWriter writer;
+
+		erpc_json_writer_init(&writer, out);
+		erpc_json_writer_begin_object(&writer);
+		erpc_json_writer_member_int(&writer, "id", ESD_FS_SANDBOX_REQUEST_ID);
+		erpc_json_writer_member(&writer, "result");
+		g_once_init_leave(&head, out);
+	}
+	return head;
+}
+
+/**
+ * esd_fs_answer_is_result:
+ * @data: the helper's answer, or its start
+ * @len: length of @data
+ *
+ * Safe in a worker thread.
+ *
+ * Returns: whether @data starts as a result to the helper's request does
+ */
+gboolean
+esd_fs_answer_is_result(const gchar *data, gsize len)
+{
+	const GString *head = esd_fs_answer_result_head();
+
+	return len >= head->len && memcmp(data, head->str, head->len) == 0;
+}
+
 static gboolean
 esd_fs_answer_too_large(GError **error)
 {
@@ -79,7 +117,7 @@ esd_fs_answer_too_large(GError **error)
 gboolean
 esd_fs_answer_feed(EsdFsAnswer *self, const gchar *data, gsize len, GError **error)
 {
-	const gsize prefix_len = strlen(ESD_FS_ANSWER_RESULT_PREFIX);
+	const gsize prefix_len = esd_fs_answer_result_head()->len;
 
 	if (self->result == NULL && self->head->len < prefix_len) {
 		gsize take = MIN(len, prefix_len - self->head->len);
@@ -88,7 +126,7 @@ esd_fs_answer_feed(EsdFsAnswer *self, const gchar *data, gsize len, GError **err
 		len -= take;
 		if (self->head->len < prefix_len)
 			return TRUE;
-		if (memcmp(self->head->str, ESD_FS_ANSWER_RESULT_PREFIX, prefix_len) == 0) {
+		if (esd_fs_answer_is_result(self->head->str, self->head->len)) {
 			self->result = erpc_call_result_begin(self->call, len);
 			self->result_start = self->result->len;
 		}

@@ -5,7 +5,13 @@
 
 G_BEGIN_DECLS
 
+/* the id of the one request the helper runs */
+#define ESD_FS_SANDBOX_REQUEST_ID 1
+
 typedef struct _EsdFsAnswer EsdFsAnswer;
+
+gboolean
+esd_fs_answer_is_result(const gchar *data, gsize len);
 
 EsdFsAnswer *
 esd_fs_answer_new(ErpcCall *call);

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "esd-fs-handoff.h"
+#include "esd-fs-sandbox-answer.h"
 #include "esd-fs-sandbox-exec.h"
 #include "esd-fs-sandbox-run.h"
 
@@ -77,46 +78,46 @@ static GPtrArray *
 esd_fs_sandbox_request_new(ErpcCall *call, JsonObject *params, const EsdFsSandboxBlob *blob)
 {
 	GPtrArray *request = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
-	GString *head = g_string_new("{\"id\":1,\"method\":");
-	gboolean first = TRUE;
+	GString *out = g_string_new(NULL);
+	ErpcJsonWriter writer;
 	JsonObjectIter iter;
 	const gchar *name;
 	JsonNode *node;
 
-	erpc_json_append_string(head, erpc_call_get_method(call), -1);
-	g_string_append(head, ",\"params\":{");
+	erpc_json_writer_init(&writer, out);
+	erpc_json_writer_begin_object(&writer);
+	erpc_json_writer_member_int(&writer, "id", ESD_FS_SANDBOX_REQUEST_ID);
+	erpc_json_writer_member_string(&writer, "method", erpc_call_get_method(call));
+	erpc_json_writer_member(&writer, "params");
+	erpc_json_writer_begin_object(&writer);
 	json_object_iter_init(&iter, params);
 	while (json_object_iter_next(&iter, &name, &node)) {
 		if (g_strcmp0(name, "sandbox") == 0 ||
 		    (blob != NULL && g_strcmp0(name, blob->member) == 0))
 			continue;
-		if (!first)
-			g_string_append_c(head, ',');
-		first = FALSE;
-		erpc_json_append_string(head, name, -1);
-		g_string_append_c(head, ':');
-		erpc_json_append_node(head, node);
+		erpc_json_writer_member(&writer, name);
+		erpc_json_writer_node(&writer, node);
 	}
-	if (blob == NULL) {
-		g_string_append(head, "}}\n");
-		g_ptr_array_add(request, g_string_free_to_bytes(head));
-		return request;
+	if (blob != NULL) {
+		erpc_json_writer_member(&writer, blob->member);
+		if (esd_fs_sandbox_text_is_plain(blob->text, blob->len)) {
+			/*
+			 * the text goes out between the head and the tail as it
+			 * is: the call, and so the frame holding it, outlives the job
+			 */
+			erpc_json_writer_begin_string(&writer);
+			g_ptr_array_add(request, g_bytes_new(out->str, out->len));
+			g_ptr_array_add(request, g_bytes_new_static(blob->text, blob->len));
+			g_string_truncate(out, 0);
+			erpc_json_writer_end_string(&writer);
+		} else {
+			erpc_json_writer_string(&writer, blob->text, (gssize)blob->len);
+		}
 	}
-	if (!first)
-		g_string_append_c(head, ',');
-	erpc_json_append_string(head, blob->member, -1);
-	g_string_append_c(head, ':');
-	if (esd_fs_sandbox_text_is_plain(blob->text, blob->len)) {
-		/* the call, and so the frame holding the text, outlives the job */
-		g_string_append_c(head, '"');
-		g_ptr_array_add(request, g_string_free_to_bytes(head));
-		g_ptr_array_add(request, g_bytes_new_static(blob->text, blob->len));
-		g_ptr_array_add(request, g_bytes_new_static("\"}}\n", 4));
-		return request;
-	}
-	erpc_json_append_string(head, blob->text, (gssize)blob->len);
-	g_string_append(head, "}}\n");
-	g_ptr_array_add(request, g_string_free_to_bytes(head));
+	erpc_json_writer_end_object(&writer);
+	erpc_json_writer_end_object(&writer);
+	g_string_append_c(out, '\n');
+	g_ptr_array_add(request, g_string_free_to_bytes(out));
 	return request;
 }
 

@@ -347,6 +347,25 @@ test_json_check(void)
 	g_assert_false(esd_fs_json_is_value(deep->str, deep->len));
 }
 
+/* the daemon and the helper tell a result from anything else the same way */
+static void
+test_result_head(void)
+{
+	const gchar *results[] = {"{\"id\":1,\"result\":{}}", "{\"id\":1,\"result\":"};
+	const gchar *others[] = {"",
+				 "{\"id\":1,\"result\"",
+				 "{\"id\":1,\"error\":{\"code\":-32600,\"message\":\"x\"}}",
+				 "{\"id\":2,\"result\":{}}",
+				 "{\"id\":11,\"result\":{}}",
+				 "{\"result\":{},\"id\":1}",
+				 "{ \"id\":1,\"result\":{}}"};
+
+	for (guint i = 0; i < G_N_ELEMENTS(results); i++)
+		g_assert_true(esd_fs_answer_is_result(results[i], strlen(results[i])));
+	for (guint i = 0; i < G_N_ELEMENTS(others); i++)
+		g_assert_false(esd_fs_answer_is_result(others[i], strlen(others[i])));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -376,5 +395,6 @@ main(int argc, char **argv)
 		   test_handoff_hostile,
 		   fixture_teardown);
 	g_test_add_func("/execserverd/fs-helper/json-check", test_json_check);
+	g_test_add_func("/execserverd/fs-helper/result-head", test_result_head);
 	return g_test_run();
 }

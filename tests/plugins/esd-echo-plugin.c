@@ -20,7 +20,8 @@ G_DECLARE_FINAL_TYPE(EsdEchoPlugin, esd_echo_plugin, ESD, ECHO_PLUGIN, ErpcPlugi
 struct _EsdEchoPlugin {
 	ErpcPlugin parent_instance;
 	guint connections_closed;
-	gchar *fail_startup;
+	gchar *fail_startup;	    /* --echo-fail-startup: GOption overwrites it without freeing */
+	gchar *fail_startup_config; /* fail-startup of the config file */
 };
 
 G_DEFINE_TYPE(EsdEchoPlugin, esd_echo_plugin, ERPC_TYPE_PLUGIN)
@@ -126,8 +127,8 @@ esd_echo_plugin_load_config(ErpcPlugin *plugin, GKeyFile *file, const gchar *gro
 	value = g_key_file_get_string(file, group, "fail-startup", error);
 	if (value == NULL)
 		return FALSE;
-	g_free(self->fail_startup);
-	self->fail_startup = g_steal_pointer(&value);
+	g_free(self->fail_startup_config);
+	self->fail_startup_config = g_steal_pointer(&value);
 	return TRUE;
 }
 
@@ -136,9 +137,13 @@ esd_echo_plugin_startup(ErpcPlugin *plugin, GError **error)
 {
 	EsdEchoPlugin *self = ESD_ECHO_PLUGIN(plugin);
 
-	if (self->fail_startup == NULL)
+	/* the command line wins over the file */
+	const gchar *fail =
+	    self->fail_startup != NULL ? self->fail_startup : self->fail_startup_config;
+
+	if (fail == NULL)
 		return TRUE;
-	g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "refused: %s", self->fail_startup);
+	g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "refused: %s", fail);
 	return FALSE;
 }
 
@@ -146,6 +151,7 @@ static void
 esd_echo_plugin_finalize(GObject *object)
 {
 	g_free(ESD_ECHO_PLUGIN(object)->fail_startup);
+	g_free(ESD_ECHO_PLUGIN(object)->fail_startup_config);
 	G_OBJECT_CLASS(esd_echo_plugin_parent_class)->finalize(object);
 }
 
