@@ -17,7 +17,7 @@ erpc_launch_new(ErpcSession *session,
 		const gchar *const *argv,
 		const gchar *const *envp,
 		gboolean tty,
-		gboolean sandboxed);
+		ErpcSandboxPolicy *policy);
 gboolean
 erpc_launch_claim(ErpcLaunch *self, ErpcContext *context, GError **error);
 gboolean

@@ -43,7 +43,7 @@ struct _ErpcLaunch {
 	GHashTable *hook_data; /* ErpcLaunchHook → ErpcLaunchHookData */
 	guint next_prepare;
 	gboolean tty;
-	gboolean sandboxed;
+	ErpcSandboxPolicy *policy; /* NULL without a `sandbox` object */
 	gboolean argv_changed;
 	gboolean exited;
 	gboolean closed;
@@ -198,7 +198,28 @@ gboolean
 erpc_launch_is_sandboxed(ErpcLaunch *self)
 {
 	g_return_val_if_fail(ERPC_IS_LAUNCH(self), FALSE);
-	return self->sandboxed;
+	return self->policy != NULL && erpc_sandbox_policy_is_isolated(self->policy);
+}
+
+/**
+ * erpc_launch_get_policy:
+ * @self: a #ErpcLaunch
+ *
+ * The sandbox policy of the request, parsed by the host's sandbox service
+ * as for erpc_sandbox_parse_policy(). A policy that does not isolate
+ * (erpc_sandbox_policy_is_isolated() is %FALSE) is returned too: the
+ * command then runs unconfined.
+ *
+ * Returns: (transfer none) (nullable): the policy, or %NULL if the
+ *   request has no `sandbox` object
+ *
+ * Since: 0.2
+ */
+ErpcSandboxPolicy *
+erpc_launch_get_policy(ErpcLaunch *self)
+{
+	g_return_val_if_fail(ERPC_IS_LAUNCH(self), NULL);
+	return self->policy;
 }
 
 /**
@@ -471,7 +492,7 @@ erpc_launch_get_hook_data(ErpcLaunch *self, ErpcLaunchHook *hook)
  * @argv: the command, `argv[0]` the program
  * @envp: the environment built from the request
  * @tty: whether the command gets a terminal
- * @sandboxed: whether it runs in the sandbox
+ * @policy: (nullable): the policy of its `sandbox` object, if one was sent
  *
  * Returns: (transfer full): a launch no hook takes part in yet
  */
@@ -483,7 +504,7 @@ erpc_launch_new(ErpcSession *session,
 		const gchar *const *argv,
 		const gchar *const *envp,
 		gboolean tty,
-		gboolean sandboxed)
+		ErpcSandboxPolicy *policy)
 {
 	ErpcLaunch *self = g_object_new(ERPC_TYPE_LAUNCH, NULL);
 
@@ -496,7 +517,7 @@ erpc_launch_new(ErpcSession *session,
 	g_ptr_array_add(self->argv, NULL);
 	self->envp = g_strdupv((gchar **)envp);
 	self->tty = tty;
-	self->sandboxed = sandboxed;
+	self->policy = policy != NULL ? erpc_sandbox_policy_ref(policy) : NULL;
 	return self;
 }
 
@@ -800,6 +821,7 @@ erpc_launch_finalize(GObject *object)
 	g_ptr_array_unref(self->env_names);
 	g_strfreev(self->envp);
 	g_ptr_array_unref(self->argv);
+	g_clear_pointer(&self->policy, erpc_sandbox_policy_unref);
 	g_free(self->cwd);
 	g_clear_pointer(&self->params, json_object_unref);
 	g_free(self->process_id);

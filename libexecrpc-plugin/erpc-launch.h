@@ -4,6 +4,7 @@
 #include <execrpc.h>
 #include <gio/gio.h>
 
+#include "erpc-sandbox.h"
 #include "erpc-session.h"
 
 G_BEGIN_DECLS
@@ -99,6 +100,8 @@ const gchar *
 erpc_launch_getenv(ErpcLaunch *self, const gchar *name);
 gboolean
 erpc_launch_is_sandboxed(ErpcLaunch *self);
+ErpcSandboxPolicy *
+erpc_launch_get_policy(ErpcLaunch *self);
 gboolean
 erpc_launch_is_tty(ErpcLaunch *self);
 

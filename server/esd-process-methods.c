@@ -9,13 +9,12 @@
 
 #include "erpc-context-private.h"
 #include "erpc-launch-private.h"
-#include "esd-bwrap.h"
 #include "esd-child-env.h"
 #include "esd-dispatcher.h"
-#include "esd-landlock.h"
 #include "esd-process-methods.h"
+#include "esd-sandbox-host.h"
+#include "esd-sandbox-launch.h"
 #include "esd-sandbox-policy.h"
-#include "esd-seccomp.h"
 #include "esd-session.h"
 
 /* the process methods: parse and check the params, then hand over to EsdProcess */
@@ -100,8 +99,9 @@ typedef struct {
 	gchar *program;
 	gboolean tty;
 	gboolean pipe_stdin;
-	gboolean has_sandbox;	  /* a `sandbox` object was sent: sandboxType linuxSeccomp */
-	EsdSandboxPolicy *policy; /* NULL without one */
+	gboolean has_sandbox; /* a `sandbox` object was sent: sandboxType linuxSeccomp */
+	ErpcSandboxPolicy *sandbox_policy; /* as launch hooks see it; NULL without one */
+	const EsdSandboxPolicy *policy;	   /* its parsed form, owned by sandbox_policy */
 } EsdStartParams;
 
 static void
@@ -112,10 +112,25 @@ esd_start_params_clear(EsdStartParams *params)
 	g_free(params->cwd);
 	g_strfreev(params->envp);
 	g_free(params->program);
-	g_clear_pointer(&params->policy, esd_sandbox_policy_free);
+	g_clear_pointer(&params->sandbox_policy, erpc_sandbox_policy_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdStartParams, esd_start_params_clear)
+
+/* the service plugins use: process/start parses its policies the same way */
+static EsdSandboxHost *
+esd_process_methods_sandbox(ErpcContext *context)
+{
+	static ErpcSandbox *own = NULL;
+	ErpcSandbox *sandbox = context != NULL ? erpc_context_get_sandbox(context) : NULL;
+
+	if (sandbox != NULL && ESD_IS_SANDBOX_HOST(sandbox))
+		return ESD_SANDBOX_HOST(sandbox);
+	/* methods registered without the daemon's context: a service of their own */
+	if (g_once_init_enter(&own))
+		g_once_init_leave(&own, esd_sandbox_host_new());
+	return ESD_SANDBOX_HOST(own);
+}
 
 /* the daemon checks a member itself unless a launch hook claims it */
 static gboolean
@@ -204,19 +219,19 @@ esd_process_methods_parse_start(JsonObject *params,
 		goto invalid;
 	}
 	if (sandbox != NULL) {
-		const gchar *tmpdirs[] = {g_get_tmp_dir(), NULL};
-		EsdSandboxDefaults defaults = {.cwd = out->cwd,
-					       .home = g_get_home_dir(),
-					       .tmpdirs = tmpdirs};
+		EsdSandboxHost *host = esd_process_methods_sandbox(context);
+
 		out->has_sandbox = TRUE;
-		out->policy = esd_sandbox_policy_new_from_json(sandbox, &defaults, &error);
-		if (out->policy == NULL) {
-			if (esd_sandbox_error_convert(&error)) {
-				esd_process_methods_error_kind(call, error, "sandboxUnavailable");
+		out->sandbox_policy =
+		    erpc_sandbox_parse_policy(ERPC_SANDBOX(host), sandbox, out->cwd, &error);
+		if (out->sandbox_policy == NULL) {
+			if (error->domain == ERPC_SANDBOX_ERROR) {
+				erpc_call_return_sandbox_error(call, error);
 				return FALSE;
 			}
 			goto invalid;
 		}
+		out->policy = esd_sandbox_host_get_policy(host, out->sandbox_policy);
 	}
 	out->envp = esd_child_env_build(env, policy, out->tty, &error);
 	if (out->envp == NULL)
@@ -269,91 +284,63 @@ esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCal
 	g_object_unref(call);
 }
 
-static void
-esd_process_methods_release_launch(EsdBwrapLaunch *launch)
-{
-	/* the sandbox has exited: its synthetic mount points go */
-	esd_bwrap_launch_cleanup(launch);
-	esd_bwrap_launch_free(launch);
-}
-
 /*
- * The command runs as bwrap's: fresh namespaces, the policy's mounts, the
- * seccomp filter, and the client's environment only at the final exec.
- * Fails closed: without a working bwrap or filter nothing runs.
+ * The command runs as bwrap's, prepared as every sandboxed command is
+ * (esd_sandbox_launch_prepare()); the supervisor maps bwrap's descriptors
+ * and enters the launch's Landlock ruleset. Fails closed.
  */
-static EsdBwrapLaunch *
+static EsdSandboxLaunch *
 esd_process_methods_prepare_sandbox(ErpcCall *call,
 				    EsdStartParams *start,
 				    const gchar *path,
 				    const gchar *const *extra_files,
-				    EsdSpawnRequest *request,
-				    gint *seccomp_fd)
+				    EsdSpawnRequest *request)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(EsdBwrapLaunch) launch = NULL;
-	g_autoptr(GPtrArray) command = g_ptr_array_new();
-	EsdSeccompFlags flags = start->policy->network == ESD_SANDBOX_NETWORK_RESTRICTED
-				    ? ESD_SECCOMP_NETWORK_RESTRICTED
-				    : ESD_SECCOMP_FLAG_NONE;
+	g_autoptr(EsdSandboxLaunch) launch = NULL;
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autoptr(ErpcSandboxCommand) command = NULL;
 	const gint *fds;
 	guint n_fds = 0;
 
-	if (!esd_bwrap_available(&error)) {
-		esd_sandbox_error_convert(&error);
-		g_info("sandboxed process refused: %s", error->message);
-		esd_process_methods_error_kind(call, error, "sandboxUnavailable");
-		return NULL;
-	}
-	*seccomp_fd = esd_seccomp_build_fd(flags, &error);
-	if (*seccomp_fd < 0)
-		goto preparation;
 	/* bwrap 0.8 cannot set argv[0]: the command sees its path there */
-	g_ptr_array_add(command, (gpointer)path);
+	g_ptr_array_add(argv, (gpointer)path);
 	for (guint i = 1; start->argv[i] != NULL; i++)
-		g_ptr_array_add(command, start->argv[i]);
-	g_ptr_array_add(command, NULL);
-	launch = esd_bwrap_launch_new_full(start->policy,
-					   *seccomp_fd,
-					   start->cwd,
-					   (gchar *const *)command->pdata,
-					   start->envp,
-					   extra_files,
-					   &error);
-	if (launch == NULL)
+		g_ptr_array_add(argv, start->argv[i]);
+	g_ptr_array_add(argv, NULL);
+	command = erpc_sandbox_command_new((const gchar *const *)argv->pdata);
+	erpc_sandbox_command_set_envp(command, (const gchar *const *)start->envp);
+	erpc_sandbox_command_set_cwd(command, start->cwd);
+	for (guint i = 0; extra_files != NULL && extra_files[i] != NULL; i++)
+		erpc_sandbox_command_add_ro_file(command, extra_files[i]);
+	launch = esd_sandbox_launch_prepare(start->policy, command, &error);
+	if (launch == NULL) {
+		if (g_error_matches(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_UNAVAILABLE)) {
+			g_info("sandboxed process refused: %s", error->message);
+			erpc_call_return_sandbox_error(call, error);
+			return NULL;
+		}
 		goto preparation;
-	fds = esd_bwrap_launch_get_fds(launch, &n_fds);
+	}
+	fds = esd_sandbox_launch_get_fds(launch, &n_fds);
 	if (n_fds > ESD_SPAWN_MAX_EXTRA_FDS) {
 		g_set_error(&error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_INTERNAL,
+			    ERPC_SANDBOX_ERROR,
+			    ERPC_SANDBOX_ERROR_PREPARATION,
 			    "too many descriptors for bwrap");
 		goto preparation;
 	}
-	request->path = esd_bwrap_launch_get_argv(launch)[0];
-	request->argv = (gchar *const *)esd_bwrap_launch_get_argv(launch);
-	request->envp = (gchar *const *)esd_bwrap_launch_get_envp(launch);
+	request->path = esd_sandbox_launch_get_argv(launch)[0];
+	request->argv = (gchar *const *)esd_sandbox_launch_get_argv(launch);
+	request->envp = (gchar *const *)esd_sandbox_launch_get_envp(launch);
 	request->extra_fds = fds;
 	request->n_extra_fds = n_fds;
-	/* sharing the host's network: keep its abstract sockets and our TCP listeners out */
-	if (start->policy->network == ESD_SANDBOX_NETWORK_ENABLED &&
-	    start->policy->fs == ESD_SANDBOX_FS_RESTRICTED &&
-	    start->policy->profile == ESD_SANDBOX_PROFILE_MANAGED) {
-		request->landlock_fd = esd_landlock_get_ruleset(&error);
-		if (error != NULL)
-			goto preparation;
-		request->landlock = request->landlock_fd >= 0;
-	}
+	request->landlock_fd = esd_sandbox_launch_get_landlock_fd(launch);
+	request->landlock = request->landlock_fd >= 0;
 	return g_steal_pointer(&launch);
 preparation:
 	g_warning("cannot prepare the sandbox of process %s: %s", start->id, error->message);
-	if (error->domain != ERPC_ERROR) {
-		g_autoptr(GError) wire =
-		    g_error_new_literal(ERPC_ERROR, ERPC_ERROR_INTERNAL, error->message);
-		esd_process_methods_error_kind(call, wire, "sandboxPreparation");
-	} else {
-		esd_process_methods_error_kind(call, error, "sandboxPreparation");
-	}
+	erpc_call_return_sandbox_error(call, error);
 	return NULL;
 }
 
@@ -579,9 +566,9 @@ esd_process_methods_spawn(EsdStartJob *job)
 	EsdStartParams *start = &job->start;
 	ErpcCall *call = job->call;
 	g_autoptr(GError) error = NULL;
-	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	g_autoptr(EsdSandboxLaunch) launch = NULL;
 	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
-	gint seccomp_fd = -1;
+	EsdSandboxLaunch *sandbox;
 	gboolean ok;
 	EsdSpawnRequest request = {0};
 
@@ -603,11 +590,8 @@ esd_process_methods_spawn(EsdStartJob *job)
 		    start,
 		    job->path,
 		    job->launch != NULL ? erpc_launch_get_sandbox_files(job->launch) : NULL,
-		    &request,
-		    &seccomp_fd);
+		    &request);
 		if (launch == NULL) {
-			if (seccomp_fd >= 0)
-				close(seccomp_fd);
 			esd_process_methods_abandon(job);
 			return;
 		}
@@ -625,26 +609,26 @@ esd_process_methods_spawn(EsdStartJob *job)
 	}
 	if (request.n_extra_fds > ESD_SPAWN_MAX_EXTRA_FDS) {
 		g_set_error(&error, ERPC_ERROR, ERPC_ERROR_INTERNAL, "too many descriptors");
-		if (seccomp_fd >= 0)
-			close(seccomp_fd);
 		esd_process_methods_abandon(job);
 		esd_process_methods_error_kind(call, error, "spawnFailed");
 		return;
 	}
 	/* as the reference on Linux: whenever a sandbox object was sent */
 	esd_process_set_sandbox_type(job->process, start->has_sandbox ? "linuxSeccomp" : "none");
-	if (launch != NULL)
+	/* the process releases the launch once the sandbox has exited */
+	sandbox = g_steal_pointer(&launch);
+	if (sandbox != NULL)
 		esd_process_set_sandbox(job->process,
-					g_steal_pointer(&launch),
-					(GDestroyNotify)esd_process_methods_release_launch);
+					sandbox,
+					(GDestroyNotify)esd_sandbox_launch_free);
 	g_signal_connect(job->process,
 			 "started",
 			 G_CALLBACK(esd_process_methods_started_cb),
 			 g_object_ref(call));
 	ok = esd_process_spawn(job->process, &request, &error);
 	/* the supervisor has its copies */
-	if (seccomp_fd >= 0)
-		close(seccomp_fd);
+	if (sandbox != NULL)
+		esd_sandbox_launch_spawned(sandbox);
 	if (job->launch != NULL)
 		erpc_launch_close_fds(job->launch);
 	if (!ok) {
@@ -712,8 +696,7 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 					      (const gchar *const *)argv->pdata,
 					      (const gchar *const *)start->envp,
 					      start->tty,
-					      start->policy != NULL &&
-						  esd_sandbox_policy_is_isolated(start->policy));
+					      start->sandbox_policy);
 		if (!erpc_launch_claim(job->launch, context, &error)) {
 			erpc_call_return_error(call, error);
 			return;

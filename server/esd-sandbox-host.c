@@ -6,16 +6,16 @@
 #include <unistd.h>
 
 #include "erpc-sandbox-private.h"
-#include "esd-bwrap.h"
+#include "esd-landlock.h"
 #include "esd-sandbox-host.h"
-#include "esd-seccomp.h"
+#include "esd-sandbox-launch.h"
 
 /*
  * The sandbox service plugins reach through their context: the policy
- * parser of process/start and bwrap with the policy's mounts and the
- * seccomp filter, linked into the daemon once. A plugin's command runs as
- * bwrap's, spawned directly (not through esd-supervise): it is a helper
- * of one request, not a process of a session.
+ * parser of process/start and the launch it prepares
+ * (esd_sandbox_launch_prepare()), linked into the daemon once. A plugin's
+ * command runs as bwrap's, spawned directly (not through esd-supervise):
+ * it is a helper of one request, not a process of a session.
  */
 
 struct _EsdSandboxHost {
@@ -74,51 +74,17 @@ esd_sandbox_host_get_access(ErpcSandbox *sandbox, ErpcSandboxPolicy *policy, con
 	}
 }
 
+/* in the child, before bwrap's exec: the ruleset the launch asks for */
 static void
-esd_sandbox_host_release_launch(gpointer data)
+esd_sandbox_host_child_setup(gpointer data)
 {
-	/* the sandbox has exited: its synthetic mount points go */
-	esd_bwrap_launch_cleanup(data);
-	esd_bwrap_launch_free(data);
-}
-
-/* bwrap's command line, with @seccomp_fd as its filter */
-static EsdBwrapLaunch *
-esd_sandbox_host_launch(const EsdSandboxPolicy *policy,
-			ErpcSandboxCommand *command,
-			gint seccomp_fd,
-			GError **error)
-{
-	g_autoptr(GError) error_local = NULL;
-	EsdBwrapLaunch *launch;
-
-	launch = esd_bwrap_launch_new_full(policy,
-					   seccomp_fd,
-					   erpc_sandbox_command_get_cwd(command),
-					   (gchar *const *)erpc_sandbox_command_get_argv(command),
-					   (gchar *const *)erpc_sandbox_command_get_envp(command),
-					   erpc_sandbox_command_get_ro_files(command),
-					   &error_local);
-	if (launch != NULL)
-		return launch;
-	if (g_error_matches(error_local, ESD_SANDBOX_ERROR, ESD_SANDBOX_ERROR_UNAVAILABLE)) {
-		g_set_error_literal(error,
-				    ERPC_SANDBOX_ERROR,
-				    ERPC_SANDBOX_ERROR_UNAVAILABLE,
-				    error_local->message);
-		return NULL;
-	}
-	g_set_error(error,
-		    ERPC_SANDBOX_ERROR,
-		    ERPC_SANDBOX_ERROR_PREPARATION,
-		    "cannot prepare the sandbox: %s",
-		    error_local->message);
-	return NULL;
+	if (esd_landlock_restrict_self(GPOINTER_TO_INT(data)) != 0)
+		_exit(127);
 }
 
 /* bwrap with the launch's descriptors at their own numbers and the command's at theirs */
 static gboolean
-esd_sandbox_host_start(EsdBwrapLaunch *launch,
+esd_sandbox_host_start(EsdSandboxLaunch *launch,
 		       ErpcSandboxCommand *command,
 		       GPid *pid,
 		       GError **error)
@@ -127,6 +93,7 @@ esd_sandbox_host_start(EsdBwrapLaunch *launch,
 	g_autoptr(GArray) targets = g_array_new(FALSE, FALSE, sizeof(gint));
 	g_autoptr(GError) error_local = NULL;
 	GSpawnFlags flags = G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_CLOEXEC_PIPES;
+	gint landlock_fd = esd_sandbox_launch_get_landlock_fd(launch);
 	gint stdio[3] = {-1, -1, -1};
 	const gint *launch_fds;
 	const gint *command_fds;
@@ -134,7 +101,7 @@ esd_sandbox_host_start(EsdBwrapLaunch *launch,
 	guint n_launch_fds = 0;
 	guint n_command_fds = 0;
 
-	launch_fds = esd_bwrap_launch_get_fds(launch, &n_launch_fds);
+	launch_fds = esd_sandbox_launch_get_fds(launch, &n_launch_fds);
 	g_array_append_vals(fds, launch_fds, n_launch_fds);
 	g_array_append_vals(targets, launch_fds, n_launch_fds);
 	command_fds = erpc_sandbox_command_get_fds(command, &command_targets, &n_command_fds);
@@ -142,16 +109,6 @@ esd_sandbox_host_start(EsdBwrapLaunch *launch,
 		if (command_targets[i] <= 2) {
 			stdio[command_targets[i]] = command_fds[i];
 			continue;
-		}
-		for (guint j = 0; j < n_launch_fds; j++) {
-			if (launch_fds[j] == command_targets[i]) {
-				g_set_error(error,
-					    ERPC_SANDBOX_ERROR,
-					    ERPC_SANDBOX_ERROR_PREPARATION,
-					    "descriptor %d is taken by the sandbox",
-					    command_targets[i]);
-				return FALSE;
-			}
 		}
 		g_array_append_val(fds, command_fds[i]);
 		g_array_append_val(targets, command_targets[i]);
@@ -163,12 +120,18 @@ esd_sandbox_host_start(EsdBwrapLaunch *launch,
 		flags |= G_SPAWN_STDOUT_TO_DEV_NULL;
 	if (stdio[2] < 0)
 		flags |= G_SPAWN_STDERR_TO_DEV_NULL;
+	/*
+	 * GLib marks the unmapped descriptors close-on-exec (bwrap's are always
+	 * mapped), so the ruleset is still open in the child setup and not
+	 * inherited by bwrap.
+	 */
 	if (!g_spawn_async_with_pipes_and_fds(NULL,
-					      esd_bwrap_launch_get_argv(launch),
-					      esd_bwrap_launch_get_envp(launch),
+					      esd_sandbox_launch_get_argv(launch),
+					      esd_sandbox_launch_get_envp(launch),
 					      flags,
-					      NULL,
-					      NULL,
+					      landlock_fd >= 0 ? esd_sandbox_host_child_setup
+							       : NULL,
+					      GINT_TO_POINTER(landlock_fd),
 					      stdio[0],
 					      stdio[1],
 					      stdio[2],
@@ -199,10 +162,7 @@ esd_sandbox_host_spawn(ErpcSandbox *sandbox,
 {
 	const EsdSandboxPolicy *own =
 	    esd_sandbox_host_get_policy(ESD_SANDBOX_HOST(sandbox), policy);
-	g_autoptr(GError) error_local = NULL;
-	EsdBwrapLaunch *launch;
-	EsdSeccompFlags flags = ESD_SECCOMP_FLAG_NONE;
-	gint seccomp_fd;
+	g_autoptr(EsdSandboxLaunch) launch = NULL;
 	GPid pid = 0;
 
 	if (own == NULL || !esd_sandbox_policy_is_isolated(own)) {
@@ -212,33 +172,15 @@ esd_sandbox_host_spawn(ErpcSandbox *sandbox,
 				    "not a policy of an isolated sandbox of this daemon");
 		return NULL;
 	}
-	if (!esd_bwrap_available(&error_local)) {
-		g_set_error_literal(error,
-				    ERPC_SANDBOX_ERROR,
-				    ERPC_SANDBOX_ERROR_UNAVAILABLE,
-				    error_local->message);
+	launch = esd_sandbox_launch_prepare(own, command, error);
+	if (launch == NULL)
 		return NULL;
-	}
-	if (own->network == ESD_SANDBOX_NETWORK_RESTRICTED)
-		flags |= ESD_SECCOMP_NETWORK_RESTRICTED;
-	seccomp_fd = esd_seccomp_build_fd(flags, &error_local);
-	if (seccomp_fd < 0) {
-		g_set_error(error,
-			    ERPC_SANDBOX_ERROR,
-			    ERPC_SANDBOX_ERROR_PREPARATION,
-			    "cannot build the seccomp filter: %s",
-			    error_local->message);
+	if (!esd_sandbox_host_start(launch, command, &pid, error))
 		return NULL;
-	}
-	launch = esd_sandbox_host_launch(own, command, seccomp_fd, error);
-	if (launch == NULL || !esd_sandbox_host_start(launch, command, &pid, error)) {
-		close(seccomp_fd);
-		if (launch != NULL)
-			esd_sandbox_host_release_launch(launch);
-		return NULL;
-	}
-	close(seccomp_fd);
-	return erpc_sandbox_child_new(pid, launch, esd_sandbox_host_release_launch);
+	esd_sandbox_launch_spawned(launch);
+	return erpc_sandbox_child_new(pid,
+				      g_steal_pointer(&launch),
+				      (GDestroyNotify)esd_sandbox_launch_free);
 }
 
 static void

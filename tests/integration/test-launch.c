@@ -358,20 +358,21 @@ test_sandbox_file(Fixture *fx, gconstpointer user_data)
 									    "\"restricted\"},"
 									    "\"windowsSandboxLevel"
 									    "\":\"disabled\"}");
-	extra = g_strdup_printf("\"sandbox\":%s,\"esdTest\":{\"file\":\"%s\",\"fdText\":\"fd\"}",
-				sandbox,
-				file);
+	extra = g_strdup_printf(
+	    "\"sandbox\":%s,\"esdTest\":{\"file\":\"%s\",\"fdText\":\"fd\",\"policy\":\"/usr\"}",
+	    sandbox,
+	    file);
 	params = start_params("p1",
 			      "cat \"$ESD_TEST_FILE\" && cat <&$ESD_TEST_FD && echo; "
-			      "ls \"$(dirname \"$ESD_TEST_FILE\")\"",
+			      "ls \"$(dirname \"$ESD_TEST_FILE\")\"; echo \"$ESD_TEST_POLICY\"",
 			      extra);
 	fixture_assert_result(fx,
 			      "process/start",
 			      params,
 			      "{\"processId\":\"p1\",\"sandboxType\":\"linuxSeccomp\"}");
 	out = fixture_output(fx, "p1");
-	/* the file alone: nothing else of its directory */
-	g_assert_cmpstr(out, ==, "from the host\nfd\nsnapshot\n");
+	/* the file alone: nothing else of its directory; the hook saw the policy */
+	g_assert_cmpstr(out, ==, "from the host\nfd\nsnapshot\nread isolated\n");
 
 	/* without the hook's file, the policy hides it */
 	control_extra = g_strdup_printf("\"sandbox\":%s", sandbox);
@@ -385,6 +386,32 @@ test_sandbox_file(Fixture *fx, gconstpointer user_data)
 	g_assert_null(strstr(control_out, "from the host"));
 	g_unlink(file);
 	g_rmdir(dir);
+}
+
+/* a hook reads the request's policy: none without a sandbox object, open when it isolates nothing
+ */
+static void
+test_policy(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *none = NULL;
+	g_autofree gchar *open = NULL;
+	g_autofree gchar *params = NULL;
+
+	fixture_start(fx, "p1", "echo \"$ESD_TEST_POLICY\"", "\"esdTest\":{\"policy\":\"/usr\"}");
+	none = fixture_output(fx, "p1");
+	g_assert_cmpstr(none, ==, "none\n");
+	params = start_params("p2",
+			      "echo \"$ESD_TEST_POLICY\"",
+			      "\"sandbox\":{\"permissions\":{\"type\":\"disabled\"},"
+			      "\"windowsSandboxLevel\":\"disabled\"},"
+			      "\"esdTest\":{\"policy\":\"/usr\"}");
+	/* a sandbox object was sent: sandboxType says so, though nothing is isolated */
+	fixture_assert_result(fx,
+			      "process/start",
+			      params,
+			      "{\"processId\":\"p2\",\"sandboxType\":\"linuxSeccomp\"}");
+	open = fixture_output(fx, "p2");
+	g_assert_cmpstr(open, ==, "write open\n");
 }
 
 /* the client's request to the daemon with id 1 does not meet the daemon's request 1 */
@@ -617,6 +644,7 @@ main(int argc, char **argv)
 		ADD("hook/env-and-fd", test_env_and_fd);
 		ADD("hook/prefix", test_prefix);
 		ADD("hook/prepare-fails", test_prepare_fails);
+		ADD("hook/policy", test_policy);
 		ADD("session/ask-answered", test_ask_answered);
 		ADD("session/ask-malformed", test_ask_malformed);
 		ADD("session/ask-timeout", test_ask_timeout);

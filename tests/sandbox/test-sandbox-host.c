@@ -6,12 +6,15 @@
 #include <glib-unix.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "erpc-call-private.h"
 #include "erpc-context-private.h"
 #include "erpc-sandbox-private.h"
+#include "esd-landlock.h"
 #include "esd-mock-transport.h"
 #include "esd-sandbox-host.h"
 
@@ -432,6 +435,72 @@ test_spawn_unisolated(Fx *fx, gconstpointer data)
 	g_assert_error(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_PREPARATION);
 }
 
+/*
+ * A command sharing the host's network under a restricted file system is
+ * confined as process/start's are: it enters the daemon's Landlock ruleset,
+ * so an abstract socket of the host refuses it.
+ */
+static void
+test_spawn_landlock(Fx *fx, gconstpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(ErpcSandboxPolicy) policy = NULL;
+	g_autoptr(ErpcSandboxCommand) command = NULL;
+	g_autoptr(ErpcSandboxChild) child = NULL;
+	g_autofree gchar *name = g_strdup_printf("esd-test-host-%d", (gint)getpid());
+	g_autofree gchar *out = NULL;
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	const gchar *script = "import socket, sys\n"
+			      "s = socket.socket(socket.AF_UNIX)\n"
+			      "try:\n"
+			      "    s.connect('\\0' + sys.argv[1])\n"
+			      "    print('connected')\n"
+			      "except PermissionError:\n"
+			      "    print('EPERM')\n";
+	gint outp[2];
+	gint status = -1;
+	gint listener;
+
+	if (!have_bwrap())
+		return;
+	esd_landlock_hide_abstract_sockets();
+	if (esd_landlock_get_ruleset(&error) < 0) {
+		g_test_skip(error != NULL ? error->message : "no Landlock ruleset");
+		esd_landlock_reset();
+		return;
+	}
+	listener = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	g_assert_cmpint(listener, >=, 0);
+	memcpy(addr.sun_path + 1, name, strlen(name));
+	g_assert_cmpint(bind(listener,
+			     (struct sockaddr *)&addr,
+			     offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name)),
+			==,
+			0);
+	g_assert_cmpint(listen(listener, 4), ==, 0);
+
+	policy = fx_parse(fx,
+			  "{'permissions':{'type':'managed','file_system':{'type':'restricted',"
+			  "'entries':[" ROOT_READ "]},'network':'enabled'},"
+			  "'windowsSandboxLevel':'disabled'}",
+			  &error);
+	g_assert_no_error(error);
+	command = erpc_sandbox_command_new(
+	    (const gchar *[]){"/usr/bin/python3", "-c", script, name, NULL});
+	g_assert_true(g_unix_open_pipe(outp, FD_CLOEXEC, NULL));
+	erpc_sandbox_command_take_fd(command, outp[1], 1);
+	child = erpc_sandbox_spawn(fx->sandbox, policy, command, &error);
+	g_assert_no_error(error);
+	out = read_all(outp[0]);
+	g_assert_true(erpc_sandbox_child_wait(child, NULL, &status, &error));
+	g_assert_no_error(error);
+	close(listener);
+	esd_landlock_reset();
+	g_assert_cmpstr(out, ==, "EPERM\n");
+	g_assert_true(WIFEXITED(status));
+	g_assert_cmpint(WEXITSTATUS(status), ==, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -447,6 +516,12 @@ main(int argc, char **argv)
 		   NULL,
 		   fx_setup,
 		   test_spawn_unisolated,
+		   fx_teardown);
+	g_test_add("/sandbox-host/spawn-landlock",
+		   Fx,
+		   NULL,
+		   fx_setup,
+		   test_spawn_landlock,
 		   fx_teardown);
 	return g_test_run();
 }

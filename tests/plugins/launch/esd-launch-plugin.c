@@ -119,7 +119,7 @@ esd_launch_plugin_claim(ErpcLaunchHook *hook,
 		else if (g_str_equal(name, "unset") || g_str_equal(name, "prefix"))
 			ok = esd_launch_plugin_check_strings(node, FALSE);
 		else if (g_str_equal(name, "fdText") || g_str_equal(name, "fail") ||
-			 g_str_equal(name, "file"))
+			 g_str_equal(name, "file") || g_str_equal(name, "policy"))
 			ok = JSON_NODE_HOLDS_VALUE(node) &&
 			     json_node_get_value_type(node) == G_TYPE_STRING;
 		else if (g_str_equal(name, "netns"))
@@ -207,6 +207,21 @@ esd_launch_plugin_apply(ErpcLaunchHook *hook, ErpcLaunch *launch, GError **error
 		const gchar *path = json_object_get_string_member(obj, "file");
 		erpc_launch_add_sandbox_file(launch, path);
 		erpc_launch_setenv(launch, "ESD_TEST_FILE", path);
+	}
+	/* what the request's policy allows at a path, as the hook sees it */
+	if (json_object_has_member(obj, "policy")) {
+		const gchar *const access[] = {"read", "write", "deny"};
+		ErpcSandboxPolicy *policy = erpc_launch_get_policy(launch);
+		g_autofree gchar *value = NULL;
+
+		if (policy != NULL)
+			value =
+			    g_strdup_printf("%s %s",
+					    access[erpc_sandbox_policy_get_access(
+						policy,
+						json_object_get_string_member(obj, "policy"))],
+					    erpc_launch_is_sandboxed(launch) ? "isolated" : "open");
+		erpc_launch_setenv(launch, "ESD_TEST_POLICY", value != NULL ? value : "none");
 	}
 	if (json_object_has_member(obj, "netns") && json_object_get_boolean_member(obj, "netns")) {
 		GThread *thread = g_thread_new("netns", esd_launch_plugin_netns_thread, NULL);
