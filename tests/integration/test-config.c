@@ -30,10 +30,15 @@ write_config(const gchar *name, const gchar *content)
 	return g_steal_pointer(&path);
 }
 
+/* what *out and *err held from an earlier run is freed */
 static gint
 run(const gchar *const *args, gchar **out, gchar **err)
 {
-	gint status = esd_test_run_daemon(args, out, err);
+	gint status;
+
+	g_clear_pointer(out, g_free);
+	g_clear_pointer(err, g_free);
+	status = esd_test_run_daemon(args, out, err);
 	g_test_message("exit %d, stderr: %s", status, *err);
 	return status;
 }
