@@ -42,23 +42,29 @@ def free_port():
         return s.getsockname()[1]
 
 
+def try_reap(proc):
+    """the CPU seconds of @proc once it has exited, else None (never Popen.poll:
+    it would reap the child and lose its rusage)"""
+    if getattr(proc, "cpu_s", None) is None:
+        pid, _status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid != proc.pid:
+            return None
+        proc.cpu_s = usage.ru_utime + usage.ru_stime
+        proc.returncode = 0
+    return proc.cpu_s
+
+
 def reap(proc, sig=None):
     """ends @proc (by its pid) and returns its CPU seconds"""
-    if sig is not None and proc.poll() is None:
-        try:
-            os.kill(proc.pid, sig)
-        except ProcessLookupError:
-            pass
+    if sig is not None and try_reap(proc) is None:
+        os.kill(proc.pid, sig)
     deadline = time.monotonic() + 5
-    while True:
-        pid, _status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid == proc.pid:
-            proc.returncode = 0
-            return usage.ru_utime + usage.ru_stime
+    while try_reap(proc) is None:
         if time.monotonic() > deadline:
             os.kill(proc.pid, signal.SIGKILL)
             deadline = time.monotonic() + 5
         time.sleep(0.001)
+    return proc.cpu_s
 
 
 def read_line(fd, deadline):
@@ -181,7 +187,7 @@ def trial_ws(argv, env):
             s = ws_upgrade(port)
             if s is not None:
                 break
-            if proc.poll() is not None or time.monotonic() > deadline:
+            if try_reap(proc) is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"{argv[0]} is not accepting on port {port}")
             time.sleep(0.0005)
         t_conn = time.perf_counter() - t0
