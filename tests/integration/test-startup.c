@@ -91,6 +91,19 @@ test_ws_config_section(void)
 	g_rmdir(dir);
 }
 
+/* --list-plugins lists the ws plugin whatever --listen says */
+static void
+test_list_plugins_stdio(void)
+{
+	const gchar *args[] = {"--listen", "stdio", "--list-plugins", NULL};
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *err = NULL;
+
+	g_assert_cmpint(esd_test_run_daemon(args, &out, &err), ==, 0);
+	if (strstr(out, "\nws ") == NULL || strstr(out, "transport:ws") == NULL)
+		g_error("--list-plugins does not list ws:\n%s", out);
+}
+
 /*
  * a daemon whose plugins do not include ws: a copy of the binary outside the
  * build tree (which would add the build's plugins) with its libraries
@@ -183,6 +196,7 @@ main(int argc, char *argv[])
 	g_test_add_data_func(STARTUP_TEST "ws-option", separate, test_ws_option);
 	g_test_add_data_func(STARTUP_TEST "ws-option-joined", joined, test_ws_option);
 	g_test_add_func(STARTUP_TEST "ws-config-section", test_ws_config_section);
+	g_test_add_func(STARTUP_TEST "list-plugins-stdio", test_list_plugins_stdio);
 	g_test_add_func(STARTUP_TEST "missing-transport", test_missing_transport);
 	return g_test_run();
 }
