@@ -93,7 +93,7 @@ erpc_client_ws_load_soup(GError **error)
 	static gchar *failure = NULL;
 
 	if (g_once_init_enter(&loaded)) {
-		void *handle = dlopen(ERPC_CLIENT_WS_SOUP_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+		void *handle = dlopen(ERPC_CLIENT_WS_SOUP_LIBRARY, RTLD_LAZY | RTLD_LOCAL);
 		void **slots = (void **)&erpc_soup;
 
 		if (handle == NULL)

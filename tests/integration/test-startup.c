@@ -55,6 +55,8 @@ test_ws_serves(void)
 	g_autofree gchar *maps = read_maps(esd_test_daemon_get_pid(daemon));
 
 	g_assert_nonnull(strstr(maps, "libesd-plugin-ws.so"));
+	if (strstr(maps, "libcrypto") != NULL)
+		g_error("a ws daemon without wss:// mapped libcrypto:\n%s", maps);
 	esd_test_peer_assert_alive(ESD_TEST_PEER(client));
 	esd_test_ws_client_close(client);
 }
