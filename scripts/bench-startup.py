@@ -12,7 +12,11 @@ from wait4 once it has exited) is reported too, since wall time is noisy on a
 shared machine. Prints medians, p90 and the ratio execserverd / reference.
 Not a test: nothing here passes or fails.
 
-  scripts/bench-startup.py [-n 30] [--build build] [--only stdio|ws] [--no-ref]
+  scripts/bench-startup.py [-n 30] [--build build] [--baseline OTHER-BUILD]
+                           [--only stdio|ws] [--no-ref]
+
+--baseline adds a second execserverd build (another checkout's build
+directory, with its own plugins) to the alternation, for before/after.
 """
 
 import argparse
@@ -217,6 +221,7 @@ def main():
     parser.add_argument("--build", default=os.path.join(here, "..", "build"),
                         help="the build directory of execserverd (default build/)")
     parser.add_argument("--plugins-dir", help="default: BUILD/plugins")
+    parser.add_argument("--baseline", help="another execserverd build directory to compare")
     parser.add_argument("--ref", default=REF, help="the reference codex binary")
     parser.add_argument("--no-ref", action="store_true", help="execserverd only")
     parser.add_argument("--only", choices=["stdio", "ws"], help="one transport only")
@@ -228,6 +233,11 @@ def main():
     codex_home = tempfile.mkdtemp(prefix="bench-startup-home-")
     ref_env = dict(os.environ, CODEX_HOME=codex_home)
     servers = [("execserverd", [esd, "--plugins-dir", plugins], dict(os.environ))]
+    if args.baseline:
+        base = os.path.abspath(args.baseline)
+        servers.append(("baseline", [os.path.join(base, "server", "execserverd"),
+                                     "--plugins-dir", os.path.join(base, "plugins")],
+                        dict(os.environ)))
     if not args.no_ref:
         if not os.access(args.ref, os.X_OK):
             sys.exit(f"no reference binary at {args.ref} (or pass --no-ref)")
@@ -243,7 +253,7 @@ def main():
             for name, argv, env in servers:
                 trial[transport](argv + listen[transport], env)
             for i in range(args.n):
-                order = servers if i % 2 == 0 else servers[::-1]
+                order = servers[i % len(servers):] + servers[:i % len(servers)]
                 for name, argv, env in order:
                     results[(name, transport)].append(
                         trial[transport](argv + listen[transport], env))
@@ -265,10 +275,13 @@ def main():
                 med[(name, m)] = statistics.median(values) if values else float("nan")
                 cells.append(f"{med[(name, m)]:9.2f} / {p90(values) if values else 0:7.2f}")
             print(f"  {name:12}" + "".join(f"{c:>20}" for c in cells))
-        if len(servers) == 2:
-            ratios = [med[("execserverd", m)] / med[("reference", m)]
-                      if med[("reference", m)] else float("nan") for m in metrics]
-            print(f"  {'ratio':12}" + "".join(f"{r:>20.2f}" for r in ratios))
+        names = [name for name, _, _ in servers]
+        for other in ("reference", "baseline"):
+            if other not in names:
+                continue
+            ratios = [med[("execserverd", m)] / med[(other, m)]
+                      if med[(other, m)] else float("nan") for m in metrics]
+            print(f"  {'/ ' + other:12}" + "".join(f"{r:>20.2f}" for r in ratios))
 
 
 if __name__ == "__main__":
