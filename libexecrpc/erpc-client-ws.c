@@ -2,6 +2,7 @@
 
 #include "config.h"
 
+#include <dlfcn.h>
 #include <libsoup/soup.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -17,6 +18,109 @@
  * carries is ours to check; libsoup's SoupWebsocketConnection then does the
  * framing on the upgraded stream.
  */
+
+/*
+ * libsoup is opened on the first WebSocket connection, not linked: a daemon
+ * that links this library for its codec and never connects as a client
+ * would map libsoup and its dozen libraries (HTTP/2, Kerberos, SQLite…) at
+ * every start for nothing.
+ */
+#define ERPC_CLIENT_WS_SOUP_LIBRARY "libsoup-3.0.so.0"
+
+static struct {
+	typeof(soup_websocket_connection_new) *websocket_connection_new;
+	typeof(soup_websocket_connection_set_max_incoming_payload_size)
+	    *websocket_connection_set_max_incoming_payload_size;
+	typeof(soup_websocket_connection_set_keepalive_interval)
+	    *websocket_connection_set_keepalive_interval;
+	typeof(soup_websocket_connection_get_state) *websocket_connection_get_state;
+	typeof(soup_websocket_connection_send_message) *websocket_connection_send_message;
+	typeof(soup_websocket_connection_get_io_stream) *websocket_connection_get_io_stream;
+	typeof(soup_websocket_connection_close) *websocket_connection_close;
+	typeof(soup_message_headers_new) *message_headers_new;
+	typeof(soup_message_headers_unref) *message_headers_unref;
+	typeof(soup_message_headers_get_content_length) *message_headers_get_content_length;
+	typeof(soup_message_headers_get_one) *message_headers_get_one;
+	typeof(soup_message_headers_header_equals) *message_headers_header_equals;
+	typeof(soup_message_headers_header_contains) *message_headers_header_contains;
+	typeof(soup_headers_parse_response) *headers_parse_response;
+	typeof(soup_uri_copy) *uri_copy;
+} erpc_soup;
+
+/* each entry of erpc_soup, in order, by the name of its function */
+static const gchar *const erpc_client_ws_soup_symbols[] = {
+    "soup_websocket_connection_new",
+    "soup_websocket_connection_set_max_incoming_payload_size",
+    "soup_websocket_connection_set_keepalive_interval",
+    "soup_websocket_connection_get_state",
+    "soup_websocket_connection_send_message",
+    "soup_websocket_connection_get_io_stream",
+    "soup_websocket_connection_close",
+    "soup_message_headers_new",
+    "soup_message_headers_unref",
+    "soup_message_headers_get_content_length",
+    "soup_message_headers_get_one",
+    "soup_message_headers_header_equals",
+    "soup_message_headers_header_contains",
+    "soup_headers_parse_response",
+    "soup_uri_copy",
+};
+G_STATIC_ASSERT(sizeof(erpc_soup) == G_N_ELEMENTS(erpc_client_ws_soup_symbols) * sizeof(void *));
+
+#define soup_websocket_connection_new (*erpc_soup.websocket_connection_new)
+#define soup_websocket_connection_set_max_incoming_payload_size                                    \
+	(*erpc_soup.websocket_connection_set_max_incoming_payload_size)
+#define soup_websocket_connection_set_keepalive_interval                                           \
+	(*erpc_soup.websocket_connection_set_keepalive_interval)
+#define soup_websocket_connection_get_state	(*erpc_soup.websocket_connection_get_state)
+#define soup_websocket_connection_send_message	(*erpc_soup.websocket_connection_send_message)
+#define soup_websocket_connection_get_io_stream (*erpc_soup.websocket_connection_get_io_stream)
+#define soup_websocket_connection_close		(*erpc_soup.websocket_connection_close)
+#define soup_message_headers_new		(*erpc_soup.message_headers_new)
+#define soup_message_headers_unref		(*erpc_soup.message_headers_unref)
+#define soup_message_headers_get_content_length (*erpc_soup.message_headers_get_content_length)
+#define soup_message_headers_get_one		(*erpc_soup.message_headers_get_one)
+#define soup_message_headers_header_equals	(*erpc_soup.message_headers_header_equals)
+#define soup_message_headers_header_contains	(*erpc_soup.message_headers_header_contains)
+#define soup_headers_parse_response		(*erpc_soup.headers_parse_response)
+#define soup_uri_copy				(*erpc_soup.uri_copy)
+
+/* fills erpc_soup once; an error every time if libsoup cannot be opened */
+static gboolean
+erpc_client_ws_load_soup(GError **error)
+{
+	static gsize loaded = 0;
+	static gchar *failure = NULL;
+
+	if (g_once_init_enter(&loaded)) {
+		void *handle = dlopen(ERPC_CLIENT_WS_SOUP_LIBRARY, RTLD_LAZY | RTLD_LOCAL);
+		void **slots = (void **)&erpc_soup;
+
+		if (handle == NULL)
+			failure = g_strdup(dlerror());
+		for (guint i = 0; handle != NULL && i < G_N_ELEMENTS(erpc_client_ws_soup_symbols);
+		     i++) {
+			slots[i] = dlsym(handle, erpc_client_ws_soup_symbols[i]);
+			if (slots[i] == NULL) {
+				failure = g_strdup_printf("%s has no %s",
+							  ERPC_CLIENT_WS_SOUP_LIBRARY,
+							  erpc_client_ws_soup_symbols[i]);
+				break;
+			}
+		}
+		/* the library stays open: its types and signal handlers stay in use */
+		g_once_init_leave(&loaded, 1);
+	}
+	if (failure != NULL) {
+		g_set_error(error,
+			    ERPC_CLIENT_ERROR,
+			    ERPC_CLIENT_ERROR_HANDSHAKE,
+			    "WebSocket connections need libsoup: %s",
+			    failure);
+		return FALSE;
+	}
+	return TRUE;
+}
 
 #define ERPC_CLIENT_WS_GUID	      "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 #define ERPC_CLIENT_WS_MAX_RESPONSE   (16 * 1024)
@@ -264,13 +368,13 @@ erpc_client_ws_read_body(GInputStream *input,
 }
 
 static gboolean
-erpc_client_ws_check_response(GInputStream *input,
-			      const gchar *key,
-			      GCancellable *cancellable,
-			      GError **error)
+erpc_client_ws_check_headers(GInputStream *input,
+			     const gchar *key,
+			     SoupMessageHeaders *headers,
+			     GCancellable *cancellable,
+			     GError **error)
 {
 	g_autoptr(GString) head = erpc_client_ws_read_head(input, cancellable, error);
-	g_autoptr(SoupMessageHeaders) headers = NULL;
 	g_autofree gchar *reason = NULL;
 	g_autofree gchar *expected = NULL;
 	const gchar *accept;
@@ -278,7 +382,6 @@ erpc_client_ws_check_response(GInputStream *input,
 
 	if (head == NULL)
 		return FALSE;
-	headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE);
 	if (!soup_headers_parse_response(head->str,
 					 (gint)head->len,
 					 headers,
@@ -315,6 +418,19 @@ erpc_client_ws_check_response(GInputStream *input,
 		return FALSE;
 	}
 	return TRUE;
+}
+
+static gboolean
+erpc_client_ws_check_response(GInputStream *input,
+			      const gchar *key,
+			      GCancellable *cancellable,
+			      GError **error)
+{
+	SoupMessageHeaders *headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE);
+	gboolean ok = erpc_client_ws_check_headers(input, key, headers, cancellable, error);
+
+	soup_message_headers_unref(headers);
+	return ok;
 }
 
 static GIOStream *
@@ -408,8 +524,14 @@ _erpc_client_ws_connect_async(ErpcClientWsOptions *options,
 			      gpointer user_data)
 {
 	g_autoptr(GTask) task = g_task_new(NULL, cancellable, callback, user_data);
+	GError *error = NULL;
 
 	g_task_set_source_tag(task, _erpc_client_ws_connect_async);
+	if (!erpc_client_ws_load_soup(&error)) {
+		_erpc_client_ws_options_free(options);
+		g_task_return_error(task, error);
+		return;
+	}
 	g_task_set_task_data(task, options, (GDestroyNotify)_erpc_client_ws_options_free);
 	g_task_run_in_thread(task, erpc_client_ws_thread);
 }

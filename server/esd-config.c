@@ -161,8 +161,8 @@ esd_config_read(const gchar *path, gboolean required, GError **error)
  * @loader: the loader, with its plugins loaded
  * @error: return location for a #GError
  *
- * Gives each plugin its `[NAME]` section; a section no plugin of that name
- * takes is reported once and ignored.
+ * Gives each plugin its `[NAME]` section, loading a deferred plugin of that
+ * name; a section no plugin of that name takes is reported once and ignored.
  *
  * Returns: %TRUE on success
  */
@@ -175,6 +175,7 @@ esd_config_apply(GKeyFile *file, const gchar *path, EsdPluginLoader *loader, GEr
 	for (guint i = 0; groups[i] != NULL; i++) {
 		ErpcPlugin *plugin = NULL;
 
+		esd_plugin_loader_load_deferred(loader, groups[i]);
 		for (guint j = 0; j < plugins->len && plugin == NULL; j++) {
 			ErpcPlugin *candidate = g_ptr_array_index(plugins, j);
 			if (g_str_equal(erpc_plugin_get_name(candidate), groups[i]))

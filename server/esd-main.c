@@ -440,10 +440,13 @@ main(int argc, char *argv[])
 		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
 					       ESD_PLUGINDIR,
 					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
+	/* transport plugins with a manifest load when the command line needs them */
+	esd_plugin_loader_set_defer(esd_server_get_loader(server), TRUE);
 	if (!esd_server_load_plugins(server, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		return EXIT_FAILURE;
 	}
+	esd_plugin_loader_load_deferred_for_args(esd_server_get_loader(server), argc, argv);
 
 	context = g_option_context_new(NULL);
 	/* TRANSLATORS: one line under the usage of --help */
@@ -521,6 +524,9 @@ main(int argc, char *argv[])
 		listen = uris;
 		erpc_context_set_listen_uris(plugin_context, (const gchar *const *)listen);
 	}
+	if (list_plugins)
+		esd_plugin_loader_load_deferred(esd_server_get_loader(server), NULL);
+	esd_server_load_transports(server, (const gchar *const *)listen);
 	/* listeners bound how long a connection may take to upgrade */
 	{
 		g_auto(GVariantDict) dict = G_VARIANT_DICT_INIT(NULL);

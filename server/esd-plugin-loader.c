@@ -46,8 +46,22 @@
  * nothing: the real owner writes through a mount of its own.
  */
 
-#define ESD_PLUGIN_PREFIX "libesd-plugin-"
-#define ESD_PLUGIN_SUFFIX ".so"
+#define ESD_PLUGIN_PREFIX	   "libesd-plugin-"
+#define ESD_PLUGIN_SUFFIX	   ".so"
+#define ESD_PLUGIN_MANIFEST_SUFFIX ".manifest"
+#define ESD_PLUGIN_MANIFEST_GROUP  "Plugin"
+
+/*
+ * Deferred plugins. A plugin that only provides transports may come with a
+ * manifest, libesd-plugin-NAME.manifest next to it (written at build time by
+ * esd-plugin-manifest from the loaded plugin), that lists its transports and
+ * options. When deferring is on, such a plugin is not opened at start-up,
+ * only when one of its schemes is to be listened on, one of its options is on
+ * the command line, its config section is read, or everything is wanted
+ * (--help, --list-plugins): a stdio daemon need not map the WebSocket and TLS
+ * libraries. The manifest is checked as the plugin file is, and ignored
+ * (the plugin loaded at once) when it is unreadable or of another build.
+ */
 
 typedef struct {
 	gchar *dir;
@@ -60,12 +74,24 @@ typedef struct {
 	gchar *path;
 } EsdPluginEntry;
 
+/* a plugin known from its manifest, not opened yet */
+typedef struct {
+	gchar *name;
+	gchar *path;
+	const EsdPluginDir *dir; /* owned by the loader's dirs */
+	GStrv transports;
+	GStrv options; /* long names without dashes */
+	gchar *short_options;
+} EsdPluginDeferred;
+
 struct _EsdPluginLoader {
 	GObject parent_instance;
 	ErpcRegistry *registry;
-	GPtrArray *dirs;    /* of EsdPluginDir */
-	GPtrArray *entries; /* of EsdPluginEntry, in load order */
-	GPtrArray *plugins; /* of ErpcPlugin, same order */
+	GPtrArray *dirs;     /* of EsdPluginDir */
+	GPtrArray *entries;  /* of EsdPluginEntry, in load order */
+	GPtrArray *plugins;  /* of ErpcPlugin, same order */
+	GPtrArray *deferred; /* of EsdPluginDeferred, in the order found */
+	gboolean defer;
 	gboolean userns_known;
 	gboolean overflow_unmapped;  /* the overflow uid stands for owners not mapped in */
 	gboolean parent_root_mapped; /* the parent namespace's root is mapped in */
@@ -87,6 +113,17 @@ esd_plugin_entry_free(EsdPluginEntry *entry)
 	g_object_unref(entry->plugin);
 	g_free(entry->path);
 	g_free(entry);
+}
+
+static void
+esd_plugin_deferred_free(EsdPluginDeferred *deferred)
+{
+	g_free(deferred->name);
+	g_free(deferred->path);
+	g_strfreev(deferred->transports);
+	g_strfreev(deferred->options);
+	g_free(deferred->short_options);
+	g_free(deferred);
 }
 
 /**
@@ -560,6 +597,70 @@ esd_plugin_loader_collect(const gchar *dir, gboolean with_subdirs, GPtrArray *pa
 	}
 }
 
+static EsdPluginDeferred *
+esd_plugin_loader_find_deferred(EsdPluginLoader *self, const gchar *name, guint *index)
+{
+	for (guint i = 0; i < self->deferred->len; i++) {
+		EsdPluginDeferred *deferred = g_ptr_array_index(self->deferred, i);
+		if (g_strcmp0(deferred->name, name) == 0) {
+			if (index != NULL)
+				*index = i;
+			return deferred;
+		}
+	}
+	return NULL;
+}
+
+/* the manifest of the plugin at @path, if it has a usable one; see the top */
+static EsdPluginDeferred *
+esd_plugin_loader_read_manifest(EsdPluginLoader *self,
+				const gchar *path,
+				const gchar *name,
+				const EsdPluginDir *dir)
+{
+	g_autofree gchar *stem = g_strndup(path, strlen(path) - strlen(ESD_PLUGIN_SUFFIX));
+	g_autofree gchar *manifest = g_strconcat(stem, ESD_PLUGIN_MANIFEST_SUFFIX, NULL);
+	g_autofree gchar *real_path = NULL;
+	g_autofree gchar *manifest_name = NULL;
+	g_autofree gchar *build_id = NULL;
+	g_autoptr(GKeyFile) file = NULL;
+	g_autoptr(GError) error = NULL;
+	EsdPluginDeferred *deferred;
+
+	if (access(manifest, F_OK) != 0)
+		return NULL;
+	real_path = esd_plugin_loader_validate_file(self, manifest, dir, &error);
+	file = g_key_file_new();
+	if (real_path == NULL ||
+	    !g_key_file_load_from_file(file, real_path, G_KEY_FILE_NONE, &error)) {
+		g_info("ignoring the manifest of plugin %s: %s", name, error->message);
+		return NULL;
+	}
+	manifest_name = g_key_file_get_string(file, ESD_PLUGIN_MANIFEST_GROUP, "Name", NULL);
+	build_id = g_key_file_get_string(file, ESD_PLUGIN_MANIFEST_GROUP, "BuildId", NULL);
+	if (g_strcmp0(manifest_name, name) != 0 || g_strcmp0(build_id, ERPC_BUILD_ID) != 0) {
+		g_info("ignoring the manifest %s: of another plugin or build", manifest);
+		return NULL;
+	}
+	deferred = g_new0(EsdPluginDeferred, 1);
+	deferred->name = g_strdup(name);
+	deferred->path = g_strdup(path);
+	deferred->dir = dir;
+	deferred->transports =
+	    g_key_file_get_string_list(file, ESD_PLUGIN_MANIFEST_GROUP, "Transports", NULL, NULL);
+	deferred->options =
+	    g_key_file_get_string_list(file, ESD_PLUGIN_MANIFEST_GROUP, "Options", NULL, NULL);
+	deferred->short_options =
+	    g_key_file_get_string(file, ESD_PLUGIN_MANIFEST_GROUP, "ShortOptions", NULL);
+	if (deferred->transports == NULL)
+		deferred->transports = g_new0(gchar *, 1);
+	if (deferred->options == NULL)
+		deferred->options = g_new0(gchar *, 1);
+	if (deferred->short_options == NULL)
+		deferred->short_options = g_strdup("");
+	return deferred;
+}
+
 /* returns the number of plugins loaded; failures are logged and skipped */
 guint
 esd_plugin_loader_load_all(EsdPluginLoader *self)
@@ -578,15 +679,24 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 			const gchar *path = g_ptr_array_index(paths, j);
 			g_autofree gchar *name = esd_plugin_loader_name_from_path(path);
 			EsdPluginEntry *existing = esd_plugin_loader_find(self, name);
+			EsdPluginDeferred *deferred =
+			    esd_plugin_loader_find_deferred(self, name, NULL);
 			g_autoptr(GError) error = NULL;
 			g_autoptr(ErpcPlugin) plugin = NULL;
 
 			/* an earlier directory overrides a later one, e.g. the installed plugins */
-			if (existing != NULL) {
+			if (existing != NULL || deferred != NULL) {
 				g_info("plugin %s at %s ignored: already loaded from %s",
 				       name,
 				       path,
-				       existing->path);
+				       existing != NULL ? existing->path : deferred->path);
+				continue;
+			}
+			if (self->defer &&
+			    (deferred = esd_plugin_loader_read_manifest(self, path, name, dir)) !=
+				NULL) {
+				g_debug("plugin %s at %s deferred", name, path);
+				g_ptr_array_add(self->deferred, deferred);
 				continue;
 			}
 			plugin = esd_plugin_loader_load_file_in(self, path, dir, &error);
@@ -598,6 +708,130 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 		}
 	}
 	return n;
+}
+
+/**
+ * esd_plugin_loader_set_defer:
+ * @defer: whether esd_plugin_loader_load_all() leaves the plugins that have a
+ *   manifest for later (see the top); off by default
+ */
+void
+esd_plugin_loader_set_defer(EsdPluginLoader *self, gboolean defer)
+{
+	self->defer = defer;
+}
+
+/* opens the deferred plugin at @index; a failure is logged as at start-up */
+static ErpcPlugin *
+esd_plugin_loader_load_deferred_at(EsdPluginLoader *self, guint index)
+{
+	EsdPluginDeferred *deferred = g_ptr_array_steal_index(self->deferred, index);
+	g_autoptr(GError) error = NULL;
+	ErpcPlugin *plugin;
+
+	g_debug("loading deferred plugin %s", deferred->name);
+	plugin = esd_plugin_loader_load_file_in(self, deferred->path, deferred->dir, &error);
+	if (plugin == NULL)
+		g_warning("refusing plugin: %s", error->message);
+	esd_plugin_deferred_free(deferred);
+	/* the loader keeps its reference */
+	if (plugin != NULL)
+		g_object_unref(plugin);
+	return plugin;
+}
+
+/**
+ * esd_plugin_loader_load_deferred:
+ * @name: (nullable): a plugin name, or %NULL for every deferred plugin
+ *
+ * Loads what was deferred of that name, in the order found.
+ */
+void
+esd_plugin_loader_load_deferred(EsdPluginLoader *self, const gchar *name)
+{
+	guint index;
+
+	if (name != NULL) {
+		if (esd_plugin_loader_find_deferred(self, name, &index) != NULL)
+			esd_plugin_loader_load_deferred_at(self, index);
+		return;
+	}
+	while (self->deferred->len > 0)
+		esd_plugin_loader_load_deferred_at(self, 0);
+}
+
+/**
+ * esd_plugin_loader_load_deferred_for_scheme:
+ * @scheme: a transport scheme, e.g. `ws`
+ *
+ * Loads the deferred plugin that provides @scheme, if there is one.
+ *
+ * Returns: (transfer none) (nullable): the plugin, once loaded and set up
+ */
+ErpcPlugin *
+esd_plugin_loader_load_deferred_for_scheme(EsdPluginLoader *self, const gchar *scheme)
+{
+	for (guint i = 0; i < self->deferred->len; i++) {
+		EsdPluginDeferred *deferred = g_ptr_array_index(self->deferred, i);
+		if (g_strv_contains((const gchar *const *)deferred->transports, scheme))
+			return esd_plugin_loader_load_deferred_at(self, i);
+	}
+	return NULL;
+}
+
+/* whether @arg, one command-line argument, names one of @deferred's options */
+static gboolean
+esd_plugin_loader_arg_wants(const EsdPluginDeferred *deferred, const gchar *arg)
+{
+	if (g_str_has_prefix(arg, "--")) {
+		gsize len = strcspn(arg + 2, "=");
+		for (guint i = 0; deferred->options[i] != NULL; i++) {
+			if (strlen(deferred->options[i]) == len &&
+			    strncmp(deferred->options[i], arg + 2, len) == 0)
+				return TRUE;
+		}
+		return FALSE;
+	}
+	/* a cluster of short options, as -vx */
+	for (const gchar *c = arg + 1; *c != '\0'; c++) {
+		if (strchr(deferred->short_options, *c) != NULL)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/**
+ * esd_plugin_loader_load_deferred_for_args:
+ * @argc: the argument count
+ * @argv: the command line, the program name first
+ *
+ * Before the command line is parsed: loads the deferred plugins whose options
+ * it names, and all of them when it asks for help, whose text lists every
+ * plugin's options. An argument that is only the value of another option may
+ * load a plugin for nothing, never too few.
+ */
+void
+esd_plugin_loader_load_deferred_for_args(EsdPluginLoader *self, gint argc, gchar **argv)
+{
+	for (gint i = 1; i < argc && self->deferred->len > 0; i++) {
+		const gchar *arg = argv[i];
+
+		if (g_str_equal(arg, "--"))
+			break;
+		if (arg[0] != '-' || arg[1] == '\0')
+			continue;
+		if (g_str_has_prefix(arg, "--help") ||
+		    (arg[1] != '-' && (strchr(arg, 'h') != NULL || strchr(arg, '?') != NULL))) {
+			esd_plugin_loader_load_deferred(self, NULL);
+			return;
+		}
+		for (guint j = 0; j < self->deferred->len;) {
+			if (esd_plugin_loader_arg_wants(g_ptr_array_index(self->deferred, j), arg))
+				esd_plugin_loader_load_deferred_at(self, j);
+			else
+				j++;
+		}
+	}
 }
 
 GPtrArray *
@@ -662,6 +896,7 @@ esd_plugin_loader_finalize(GObject *object)
 {
 	EsdPluginLoader *self = ESD_PLUGIN_LOADER(object);
 	g_ptr_array_unref(self->plugins);
+	g_ptr_array_unref(self->deferred);
 	g_ptr_array_unref(self->entries);
 	g_ptr_array_unref(self->dirs);
 	g_object_unref(self->registry);
@@ -674,6 +909,7 @@ esd_plugin_loader_init(EsdPluginLoader *self)
 	self->dirs = g_ptr_array_new_with_free_func((GDestroyNotify)esd_plugin_dir_free);
 	self->entries = g_ptr_array_new_with_free_func((GDestroyNotify)esd_plugin_entry_free);
 	self->plugins = g_ptr_array_new();
+	self->deferred = g_ptr_array_new_with_free_func((GDestroyNotify)esd_plugin_deferred_free);
 }
 
 static void

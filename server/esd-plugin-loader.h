@@ -22,6 +22,14 @@ void
 esd_plugin_loader_add_dir_full(EsdPluginLoader *self, const gchar *dir, EsdPluginDirFlags flags);
 guint
 esd_plugin_loader_load_all(EsdPluginLoader *self);
+void
+esd_plugin_loader_set_defer(EsdPluginLoader *self, gboolean defer);
+void
+esd_plugin_loader_load_deferred(EsdPluginLoader *self, const gchar *name);
+ErpcPlugin *
+esd_plugin_loader_load_deferred_for_scheme(EsdPluginLoader *self, const gchar *scheme);
+void
+esd_plugin_loader_load_deferred_for_args(EsdPluginLoader *self, gint argc, gchar **argv);
 ErpcPlugin *
 esd_plugin_loader_load_file(EsdPluginLoader *self, const gchar *path, GError **error);
 GPtrArray *

@@ -483,6 +483,27 @@ esd_server_scheme_for_uri(const gchar *uri)
 }
 
 /**
+ * esd_server_load_transports:
+ * @uris: the `--listen` URLs
+ *
+ * Loads the deferred plugins that provide the transports of @uris, before
+ * esd_server_setup() starts the plugins; an unknown scheme is left for
+ * esd_server_listen() to report.
+ */
+void
+esd_server_load_transports(EsdServer *self, const gchar *const *uris)
+{
+	for (guint i = 0; uris != NULL && uris[i] != NULL; i++) {
+		g_autofree gchar *scheme = esd_server_scheme_for_uri(uris[i]);
+
+		if (scheme != NULL && erpc_registry_lookup_extension(self->registry,
+								     ERPC_EXTENSION_POINT_TRANSPORT,
+								     scheme) == G_TYPE_INVALID)
+			esd_plugin_loader_load_deferred_for_scheme(self->loader, scheme);
+	}
+}
+
+/**
  * esd_server_set_listener_options:
  * @self: a #EsdServer
  * @options: (nullable): a `a{sv}` dictionary, e.g. the WebSocket auth settings

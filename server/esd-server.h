@@ -22,6 +22,8 @@ esd_server_load_plugins(EsdServer *self, GError **error);
 gboolean
 esd_server_setup(EsdServer *self, GError **error);
 void
+esd_server_load_transports(EsdServer *self, const gchar *const *uris);
+void
 esd_server_set_listener_options(EsdServer *self, GVariant *options);
 ErpcListener *
 esd_server_listen(EsdServer *self, const gchar *uri, GError **error);

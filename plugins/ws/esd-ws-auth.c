@@ -2,12 +2,10 @@
 
 #include "config.h"
 
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
-#include <openssl/hmac.h>
 #include <string.h>
 
 #include "esd-ws-auth.h"
+#include "esd-ws-soup.h"
 
 /*
  * Authentication of WebSocket upgrades (PROTOCOL.md §2), as `codex
@@ -19,8 +17,8 @@
  * `ws-token-sha256` (ay, the SHA-256 of the capability token),
  * `ws-shared-secret` (ay), `ws-issuer` (s), `ws-audience` (s) and
  * `ws-max-clock-skew-seconds` (x). Tokens are compared as SHA-256 digests
- * with CRYPTO_memcmp(), so neither their content nor their length shows in
- * the timing; JWT signatures are compared with CRYPTO_memcmp() too, and a
+ * in constant time, so neither their content nor their length shows in the
+ * timing; JWT signatures are compared in constant time too, and a
  * payload is parsed only once its signature is verified. Nothing here logs:
  * the caller logs the peer and the result, never a token.
  */
@@ -30,6 +28,19 @@
 /* far more than any bearer token needs; the JSON parser gets a fixed budget */
 #define ESD_WS_AUTH_JWT_MAX	  (16 * 1024)
 #define ESD_WS_AUTH_JWT_MAX_DEPTH 16
+
+/* GLib's SHA-256 and HMAC: libcrypto would cost every ws daemon a millisecond to map */
+
+/* compares @len bytes in a time that depends on @len only */
+static gboolean
+esd_ws_auth_equal(const guint8 *a, const guint8 *b, gsize len)
+{
+	volatile guint8 diff = 0;
+
+	for (gsize i = 0; i < len; i++)
+		diff |= a[i] ^ b[i];
+	return diff == 0;
+}
 
 typedef enum {
 	ESD_WS_AUTH_MODE_NONE,
@@ -204,8 +215,9 @@ esd_ws_auth_check_jwt(EsdWsAuth *self, const gchar *token, gint64 now)
 	g_autoptr(GBytes) signature = NULL;
 	g_auto(GStrv) parts = NULL;
 	const gchar *alg = NULL;
-	guint8 mac[EVP_MAX_MD_SIZE];
-	guint mac_len = 0;
+	g_autoptr(GHmac) hmac = NULL;
+	guint8 mac[ESD_WS_AUTH_DIGEST_LEN];
+	gsize mac_len = sizeof(mac);
 	gsize secret_len = 0;
 	gsize signature_len = 0;
 	gconstpointer secret;
@@ -226,17 +238,12 @@ esd_ws_auth_check_jwt(EsdWsAuth *self, const gchar *token, gint64 now)
 		return ESD_WS_AUTH_BAD_JWT;
 	secret = g_variant_get_fixed_array(self->secret, &secret_len, 1);
 	signed_len = strlen(parts[0]) + 1 + strlen(parts[1]);
-	if (HMAC(EVP_sha256(),
-		 secret,
-		 (int)secret_len,
-		 (const guchar *)token,
-		 signed_len,
-		 mac,
-		 &mac_len) == NULL)
-		return ESD_WS_AUTH_BAD_JWT;
+	hmac = g_hmac_new(G_CHECKSUM_SHA256, secret, secret_len);
+	g_hmac_update(hmac, (const guchar *)token, (gssize)signed_len);
+	g_hmac_get_digest(hmac, mac, &mac_len);
 	/* the length of a signature is public: only its bytes need a constant-time compare */
 	if (g_bytes_get_size(signature) != mac_len ||
-	    CRYPTO_memcmp(g_bytes_get_data(signature, &signature_len), mac, mac_len) != 0)
+	    !esd_ws_auth_equal(g_bytes_get_data(signature, &signature_len), mac, mac_len))
 		return ESD_WS_AUTH_BAD_JWT;
 	claims = esd_ws_auth_decode_object(parts[1], strlen(parts[1]));
 	if (claims == NULL)
@@ -247,15 +254,17 @@ esd_ws_auth_check_jwt(EsdWsAuth *self, const gchar *token, gint64 now)
 static EsdWsAuthResult
 esd_ws_auth_check_capability(EsdWsAuth *self, const gchar *token)
 {
-	guint8 digest[EVP_MAX_MD_SIZE];
-	guint digest_len = 0;
+	g_autoptr(GChecksum) checksum = g_checksum_new(G_CHECKSUM_SHA256);
+	guint8 digest[ESD_WS_AUTH_DIGEST_LEN];
+	gsize digest_len = sizeof(digest);
 	gsize expected_len = 0;
 	gconstpointer expected = g_variant_get_fixed_array(self->token_sha256, &expected_len, 1);
 
-	if (!EVP_Digest(token, strlen(token), digest, &digest_len, EVP_sha256(), NULL) ||
-	    digest_len != ESD_WS_AUTH_DIGEST_LEN || expected_len != ESD_WS_AUTH_DIGEST_LEN)
+	g_checksum_update(checksum, (const guchar *)token, (gssize)strlen(token));
+	g_checksum_get_digest(checksum, digest, &digest_len);
+	if (digest_len != ESD_WS_AUTH_DIGEST_LEN || expected_len != ESD_WS_AUTH_DIGEST_LEN)
 		return ESD_WS_AUTH_BAD_TOKEN;
-	if (CRYPTO_memcmp(digest, expected, ESD_WS_AUTH_DIGEST_LEN) != 0)
+	if (!esd_ws_auth_equal(digest, expected, ESD_WS_AUTH_DIGEST_LEN))
 		return ESD_WS_AUTH_BAD_TOKEN;
 	return ESD_WS_AUTH_OK;
 }
@@ -270,6 +279,9 @@ esd_ws_auth_get_authorization(SoupMessageHeaders *headers, guint *count)
 	const gchar *found = NULL;
 
 	*count = 0;
+	/* whoever made @headers has libsoup open; the table may not be filled yet */
+	if (!esd_ws_soup_load(NULL))
+		return NULL;
 	soup_message_headers_iter_init(&iter, headers);
 	while (soup_message_headers_iter_next(&iter, &name, &value)) {
 		if (g_ascii_strcasecmp(name, "Authorization") != 0)

@@ -11,6 +11,7 @@
 #include "esd-ws-listener.h"
 #include "esd-ws-peer-address.h"
 #include "esd-ws-plugin.h"
+#include "esd-ws-soup.h"
 #include "esd-ws-transport.h"
 
 /*
@@ -26,7 +27,9 @@
  * good after one failed accept (out of descriptors, say). ErpcListener
  * accepts instead, and survives that; each connection goes to SoupServer as
  * a stream, wrapped in TLS here for wss://, with its socket carried by the
- * remote address (esd-ws-peer-address.c).
+ * remote address (esd-ws-peer-address.c). The SoupServer is made for the
+ * first connection: libsoup is opened meanwhile (esd-ws-soup.h), after the
+ * URL is announced.
  */
 
 /* without a --handshake-timeout in the options */
@@ -35,7 +38,8 @@
 
 struct _EsdWsListener {
 	ErpcListener parent_instance;
-	SoupServer *server;
+	SoupServer *server; /* from the first connection on */
+	gboolean listening;
 	EsdWsAuth *auth;
 	GTlsCertificate *certificate; /* wss:// */
 	guint request_timeout; /* seconds for a request's headers to arrive, 0 for no limit */
@@ -249,6 +253,28 @@ esd_ws_listener_request_read_cb(SoupServer *server, SoupServerMessage *msg, gpoi
 	g_object_set_data(G_OBJECT(msg), "esd-request-timeout", NULL);
 }
 
+/* the SoupServer, made once libsoup is open */
+static SoupServer *
+esd_ws_listener_get_server(EsdWsListener *self, GError **error)
+{
+	if (self->server != NULL)
+		return self->server;
+	if (!esd_ws_soup_load(error))
+		return NULL;
+	self->server = soup_server_new("server-header", "execserverd/" PACKAGE_VERSION, NULL);
+	soup_server_add_handler(self->server, "/readyz", esd_ws_listener_readyz_cb, self, NULL);
+	soup_server_add_handler(self->server, "/", esd_ws_listener_root_cb, self, NULL);
+	g_signal_connect(self->server,
+			 "request-started",
+			 G_CALLBACK(esd_ws_listener_request_started_cb),
+			 self);
+	g_signal_connect(self->server,
+			 "request-read",
+			 G_CALLBACK(esd_ws_listener_request_read_cb),
+			 self);
+	return self->server;
+}
+
 /* a connection ErpcListener accepted: SoupServer reads its request */
 static void
 esd_ws_listener_accepted(ErpcListener *listener, GSocket *socket)
@@ -260,8 +286,12 @@ esd_ws_listener_accepted(ErpcListener *listener, GSocket *socket)
 	g_autoptr(GIOStream) stream = NULL;
 	g_autoptr(GError) error = NULL;
 
-	if (self->server == NULL)
+	if (!self->listening)
 		return;
+	if (esd_ws_listener_get_server(self, &error) == NULL) {
+		g_message("cannot serve an accepted connection: %s", error->message);
+		return;
+	}
 	g_socket_set_option(socket, IPPROTO_TCP, TCP_NODELAY, 1, NULL);
 	/* a peer that is already gone has no address */
 	local = g_socket_get_local_address(socket, &error);
@@ -411,7 +441,7 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 	address = esd_ws_listener_parse_uri(uri, &tls, error);
 	if (address == NULL)
 		return FALSE;
-	if (self->server != NULL) {
+	if (self->listening) {
 		g_set_error_literal(error, ERPC_ERROR, ERPC_ERROR_EXISTS, "already listening");
 		return FALSE;
 	}
@@ -432,18 +462,9 @@ esd_ws_listener_listen(ErpcListener *listener, const gchar *uri, GError **error)
 		g_prefix_error(error, "cannot listen on %s: ", uri);
 		return FALSE;
 	}
-	self->server = soup_server_new("server-header", "execserverd/" PACKAGE_VERSION, NULL);
+	self->listening = TRUE;
 	g_set_object(&self->certificate, certificate);
-	soup_server_add_handler(self->server, "/readyz", esd_ws_listener_readyz_cb, self, NULL);
-	soup_server_add_handler(self->server, "/", esd_ws_listener_root_cb, self, NULL);
-	g_signal_connect(self->server,
-			 "request-started",
-			 G_CALLBACK(esd_ws_listener_request_started_cb),
-			 self);
-	g_signal_connect(self->server,
-			 "request-read",
-			 G_CALLBACK(esd_ws_listener_request_read_cb),
-			 self);
+	esd_ws_soup_preload();
 	bound_text = esd_ws_listener_describe_address(bound);
 	bound_uri = g_strdup_printf("%s://%s", tls ? "wss" : "ws", bound_text);
 	erpc_listener_set_bound_uri(listener, bound_uri);

@@ -239,6 +239,114 @@ remove_tree(const gchar *dir)
 	g_rmdir(dir);
 }
 
+/* --- deferred plugins ---------------------------------------------------- */
+
+/*
+ * echo, hard-linked into a new directory next to the test plugins (one
+ * module for the dynamic loader, whose GType is registered once), with a
+ * manifest of @build_id and @mode
+ */
+static gchar *
+deferred_dir(const gchar *build_id, guint mode)
+{
+	g_autofree gchar *echo = test_plugin_path("echo");
+	g_autofree gchar *parent = g_path_get_dirname(g_getenv("ESD_TEST_PLUGINDIR"));
+	g_autofree gchar *template = g_build_filename(parent, "deferred-XXXXXX", NULL);
+	gchar *dir = g_mkdtemp_full(g_steal_pointer(&template), 0755);
+	g_autofree gchar *plugin = g_build_filename(dir, "libesd-plugin-echo.so", NULL);
+	g_autofree gchar *manifest = g_build_filename(dir, "libesd-plugin-echo.manifest", NULL);
+	g_autofree gchar *text =
+	    g_strdup_printf("[Plugin]\nName=echo\nBuildId=%s\nTransports=echo-a;echo-b;\n"
+			    "Options=echo-flag;\nShortOptions=E\n",
+			    build_id);
+
+	g_assert_nonnull(dir);
+	g_assert_cmpint(link(echo, plugin), ==, 0);
+	g_assert_true(g_file_set_contents(manifest, text, -1, NULL));
+	g_assert_cmpint(chmod(manifest, mode), ==, 0);
+	return dir;
+}
+
+static guint
+loaded_count(LoaderFixture *fixture)
+{
+	return esd_plugin_loader_get_plugins(fixture->loader)->len;
+}
+
+/* with a manifest, a plugin waits for a scheme it provides */
+static void
+test_loader_deferred_scheme(LoaderFixture *fixture, gconstpointer user_data)
+{
+	g_autofree gchar *dir = deferred_dir(ERPC_BUILD_ID, 0644);
+
+	esd_plugin_loader_set_defer(fixture->loader, TRUE);
+	esd_plugin_loader_add_dir(fixture->loader, dir, FALSE);
+	g_assert_cmpuint(esd_plugin_loader_load_all(fixture->loader), ==, 0);
+	g_assert_cmpuint(loaded_count(fixture), ==, 0);
+	g_assert_null(esd_plugin_loader_load_deferred_for_scheme(fixture->loader, "ws"));
+	g_assert_cmpuint(loaded_count(fixture), ==, 0);
+	g_assert_nonnull(esd_plugin_loader_load_deferred_for_scheme(fixture->loader, "echo-b"));
+	g_assert_cmpuint(loaded_count(fixture), ==, 1);
+	/* loaded once */
+	g_assert_null(esd_plugin_loader_load_deferred_for_scheme(fixture->loader, "echo-a"));
+	g_assert_cmpuint(loaded_count(fixture), ==, 1);
+	remove_tree(dir);
+}
+
+typedef struct {
+	const gchar *args[4];
+	gboolean loads;
+} DeferredArgsCase;
+
+static const DeferredArgsCase deferred_args_cases[] = {
+    {{"--listen", "stdio", NULL}, FALSE},
+    {{"--echo-flag", NULL}, TRUE},
+    {{"--echo-flag=1", NULL}, TRUE},
+    {{"--echo-flagged", NULL}, FALSE},
+    {{"-vE", NULL}, TRUE},
+    {{"--help-echo", NULL}, TRUE},
+    {{"--help-all", NULL}, TRUE},
+    {{"-h", NULL}, TRUE},
+    {{"--", "--echo-flag", NULL}, FALSE},
+};
+
+/* the options it owns, or a request for help, load a deferred plugin */
+static void
+test_loader_deferred_args(LoaderFixture *fixture, gconstpointer user_data)
+{
+	const DeferredArgsCase *tc = user_data;
+	g_autofree gchar *dir = deferred_dir(ERPC_BUILD_ID, 0644);
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+
+	g_ptr_array_add(argv, (gpointer) "execserverd");
+	for (guint i = 0; tc->args[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)tc->args[i]);
+	esd_plugin_loader_set_defer(fixture->loader, TRUE);
+	esd_plugin_loader_add_dir(fixture->loader, dir, FALSE);
+	esd_plugin_loader_load_all(fixture->loader);
+	esd_plugin_loader_load_deferred_for_args(fixture->loader,
+						 (gint)argv->len,
+						 (gchar **)argv->pdata);
+	g_assert_cmpuint(loaded_count(fixture), ==, tc->loads ? 1 : 0);
+	remove_tree(dir);
+}
+
+/* a manifest of another build, one others may write, or no deferring: loaded at once */
+static void
+test_loader_deferred_ignored(LoaderFixture *fixture, gconstpointer user_data)
+{
+	const gchar *kind = user_data;
+	gboolean other_build = g_str_equal(kind, "other-build");
+	gboolean writable = g_str_equal(kind, "writable");
+	g_autofree gchar *dir =
+	    deferred_dir(other_build ? "some-other-build" : ERPC_BUILD_ID, writable ? 0666 : 0644);
+
+	esd_plugin_loader_set_defer(fixture->loader, !g_str_equal(kind, "off"));
+	esd_plugin_loader_add_dir(fixture->loader, dir, FALSE);
+	g_assert_cmpuint(esd_plugin_loader_load_all(fixture->loader), ==, 1);
+	remove_tree(dir);
+}
+
 /* a directory writable by others lets them swap the file after the check */
 static void
 test_loader_shared_dir(LoaderFixture *fixture, gconstpointer user_data)
@@ -699,6 +807,33 @@ main(int argc, char **argv)
 		   loader_setup,
 		   test_loader_load_all,
 		   loader_teardown);
+	g_test_add("/execserverd/server/loader/deferred/scheme",
+		   LoaderFixture,
+		   NULL,
+		   loader_setup,
+		   test_loader_deferred_scheme,
+		   loader_teardown);
+	for (guint i = 0; i < G_N_ELEMENTS(deferred_args_cases); i++) {
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/server/loader/deferred/args/%u", i);
+		g_test_add(path,
+			   LoaderFixture,
+			   &deferred_args_cases[i],
+			   loader_setup,
+			   test_loader_deferred_args,
+			   loader_teardown);
+	}
+	for (guint i = 0; i < 3; i++) {
+		static const gchar *const kinds[] = {"other-build", "writable", "off"};
+		g_autofree gchar *path =
+		    g_strdup_printf("/execserverd/server/loader/deferred/ignored/%s", kinds[i]);
+		g_test_add(path,
+			   LoaderFixture,
+			   kinds[i],
+			   loader_setup,
+			   test_loader_deferred_ignored,
+			   loader_teardown);
+	}
 	g_test_add("/execserverd/server/loader/shared-dir",
 		   LoaderFixture,
 		   NULL,
