@@ -31,8 +31,10 @@
 
 #define ESD_WS_READ_BLOCK	 (256 * 1024)
 #define ESD_WS_KEEPALIVE_SECONDS 30
-#define ESD_WS_MAX_IOV		 64
-#define ESD_WS_CONGESTION_BYTES	 (4 * 1024 * 1024)
+#define ESD_WS_MAX_IOV		 256
+/* replies made while a block of frames is parsed go out together, up to this much */
+#define ESD_WS_BATCH_BYTES	(256 * 1024)
+#define ESD_WS_CONGESTION_BYTES (4 * 1024 * 1024)
 /* data frames at least this large are read straight into the message */
 #define ESD_WS_DIRECT_MIN   (64 * 1024)
 #define ESD_WS_DIRECT_BLOCK (4 * 1024 * 1024)
@@ -49,8 +51,10 @@ enum {
 };
 
 typedef struct {
-	GBytes *header;
+	GList link;	 /* in outq */
 	GBytes *payload; /* nullable */
+	guint8 header[10];
+	guint8 header_len;
 } EsdWsFrame;
 
 struct _EsdWsTransport {
@@ -98,7 +102,6 @@ esd_ws_transport_flush(EsdWsTransport *self);
 static void
 esd_ws_frame_free(EsdWsFrame *frame)
 {
-	g_bytes_unref(frame->header);
 	if (frame->payload != NULL)
 		g_bytes_unref(frame->payload);
 	g_free(frame);
@@ -107,8 +110,18 @@ esd_ws_frame_free(EsdWsFrame *frame)
 static gsize
 esd_ws_frame_size(EsdWsFrame *frame)
 {
-	return g_bytes_get_size(frame->header) +
-	       (frame->payload != NULL ? g_bytes_get_size(frame->payload) : 0);
+	return frame->header_len + (frame->payload != NULL ? g_bytes_get_size(frame->payload) : 0);
+}
+
+static void
+esd_ws_transport_clear_queue(EsdWsTransport *self)
+{
+	GList *link;
+
+	/* the links are inside the frames */
+	while ((link = g_queue_pop_head_link(&self->outq)) != NULL)
+		esd_ws_frame_free(link->data);
+	self->out_offset = 0;
 }
 
 static void
@@ -136,7 +149,7 @@ esd_ws_transport_finish(EsdWsTransport *self, const GError *error)
 		return;
 	self->finished = TRUE;
 	esd_ws_transport_stop(self);
-	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
+	esd_ws_transport_clear_queue(self);
 	self->queued = 0;
 	if (self->socket != NULL)
 		g_socket_shutdown(self->socket, TRUE, TRUE, NULL);
@@ -148,33 +161,38 @@ static void
 esd_ws_transport_queue(EsdWsTransport *self, guint8 opcode, GBytes *payload)
 {
 	gsize len = payload != NULL ? g_bytes_get_size(payload) : 0;
-	guint8 header[10];
-	gsize header_len = 2;
 	EsdWsFrame *frame;
+	guint8 *header;
 
 	if (self->finished || self->close_sent)
 		return;
+	frame = g_new(EsdWsFrame, 1);
+	header = frame->header;
 	header[0] = 0x80 | opcode;
 	if (len < 126) {
 		header[1] = (guint8)len;
+		frame->header_len = 2;
 	} else if (len <= G_MAXUINT16) {
 		header[1] = 126;
 		header[2] = (guint8)(len >> 8);
 		header[3] = (guint8)len;
-		header_len = 4;
+		frame->header_len = 4;
 	} else {
 		header[1] = 127;
 		for (gint i = 0; i < 8; i++)
 			header[2 + i] = (guint8)((guint64)len >> (56 - 8 * i));
-		header_len = 10;
+		frame->header_len = 10;
 	}
-	frame = g_new0(EsdWsFrame, 1);
-	frame->header = g_bytes_new(header, header_len);
 	frame->payload = payload != NULL && len > 0 ? g_bytes_ref(payload) : NULL;
-	g_queue_push_tail(&self->outq, frame);
+	frame->link.data = frame;
+	frame->link.prev = frame->link.next = NULL;
+	g_queue_push_tail_link(&self->outq, &frame->link);
 	self->queued += esd_ws_frame_size(frame);
 	if (opcode == ESD_WS_OP_CLOSE)
 		self->close_sent = TRUE;
+	/* while frames are parsed, the replies to them wait for one write at the end */
+	if (self->parsing && self->queued < ESD_WS_BATCH_BYTES)
+		return;
 	if (self->out_source == NULL)
 		esd_ws_transport_flush(self);
 }
@@ -203,7 +221,7 @@ esd_ws_transport_dequeue(EsdWsTransport *self, gsize n)
 		}
 		n -= left;
 		self->out_offset = 0;
-		esd_ws_frame_free(g_queue_pop_head(&self->outq));
+		esd_ws_frame_free(g_queue_pop_head_link(&self->outq)->data);
 	}
 }
 
@@ -222,13 +240,17 @@ esd_ws_transport_flush(EsdWsTransport *self)
 		for (GList *l = self->outq.head; l != NULL && n_iov + 2 <= ESD_WS_MAX_IOV;
 		     l = l->next) {
 			EsdWsFrame *frame = l->data;
-			GBytes *parts[2] = {frame->header, frame->payload};
 			for (guint p = 0; p < 2; p++) {
 				gsize size = 0;
 				const guint8 *data;
-				if (parts[p] == NULL)
+				if (p == 0) {
+					data = frame->header;
+					size = frame->header_len;
+				} else if (frame->payload != NULL) {
+					data = g_bytes_get_data(frame->payload, &size);
+				} else {
 					continue;
-				data = g_bytes_get_data(parts[p], &size);
+				}
 				if (skip >= size) {
 					skip -= size;
 					continue;
@@ -589,6 +611,8 @@ esd_ws_transport_read_frames(EsdWsTransport *self)
 	self->parsing = TRUE;
 	used = esd_ws_transport_parse(self, buf, have + (gsize)n);
 	self->parsing = FALSE;
+	if (!g_queue_is_empty(&self->outq) && self->out_source == NULL)
+		esd_ws_transport_flush(self);
 	if (used < have + (gsize)n && !self->finished && !self->close_received) {
 		self->pending_len = have + (gsize)n - used;
 		self->pending = g_memdup2(buf + used, self->pending_len);
@@ -699,7 +723,7 @@ static void
 esd_ws_transport_finalize(GObject *object)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
-	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
+	esd_ws_transport_clear_queue(self);
 	g_free(self->pending);
 	if (self->message != NULL)
 		g_byte_array_unref(self->message);
