@@ -6,6 +6,10 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ERPC_JSON_SCAN_AVX2 1
+#endif
 
 #include "erpc-error.h"
 #include "erpc-json-private.h"
@@ -177,11 +181,57 @@ erpc_json_plain8(const gchar *p)
 	       ERPC_SWAR_ZERO(w ^ (ERPC_SWAR_ONES * '\\')) == 0;
 }
 
+#ifdef ERPC_JSON_SCAN_AVX2
+/* the plain prefix of a long string (base64 file contents), 64 bytes at a time */
+__attribute__((target("avx2"))) static gsize
+erpc_json_skip_plain_avx2(const gchar *p, gsize len)
+{
+	const __m256i quote = _mm256_set1_epi8('"');
+	const __m256i backslash = _mm256_set1_epi8('\\');
+	const __m256i space = _mm256_set1_epi8(0x20);
+	gsize i = 0;
+
+	for (; i + 64 <= len; i += 64) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
+		__m256i sa = _mm256_or_si256(
+		    _mm256_or_si256(_mm256_cmpeq_epi8(a, quote), _mm256_cmpeq_epi8(a, backslash)),
+		    _mm256_cmpgt_epi8(space, a));
+		__m256i sb = _mm256_or_si256(
+		    _mm256_or_si256(_mm256_cmpeq_epi8(b, quote), _mm256_cmpeq_epi8(b, backslash)),
+		    _mm256_cmpgt_epi8(space, b));
+		__m256i special = _mm256_or_si256(sa, sb);
+		if (!_mm256_testz_si256(special, special))
+			break;
+	}
+	return i;
+}
+
+static gboolean
+erpc_json_have_avx2(void)
+{
+	static gsize init = 0;
+	static gboolean have = FALSE;
+
+	if (g_once_init_enter(&init)) {
+		__builtin_cpu_init();
+		have = __builtin_cpu_supports("avx2");
+		g_once_init_leave(&init, 1);
+	}
+	return have;
+}
+#endif
+
 /* the start of the first of up to @len string bytes that is not plain, or @len */
 static inline gsize
 erpc_json_skip_plain(const gchar *p, gsize len)
 {
 	gsize i = 0;
+#ifdef ERPC_JSON_SCAN_AVX2
+	/* the vector loop ends within 64 bytes of the first byte that is not plain */
+	if (len >= 256 && erpc_json_have_avx2())
+		i = erpc_json_skip_plain_avx2(p, len);
+#endif
 #ifdef __SSE2__
 	/* as signed bytes, controls and non-ASCII bytes are both below 0x20 */
 	const __m128i quote = _mm_set1_epi8('"');

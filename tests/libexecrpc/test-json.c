@@ -496,6 +496,59 @@ test_json_big_string(void)
 	g_assert_true(memcmp(doc->str, copy->str, doc->len) == 0);
 }
 
+/* a string's first special byte at every place in and around the scan's vector blocks */
+static void
+test_json_string_special_every_place(void)
+{
+	const gchar *prefix = "{\"s\":\"";
+	gsize plen = strlen(prefix);
+
+	for (gsize at = 0; at < 700; at++) {
+		g_autoptr(GString) escaped = g_string_new(prefix);
+		g_autoptr(GString) control = NULL;
+		g_autoptr(GString) accent = NULL;
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = NULL;
+		g_autoptr(JsonNode) expected = NULL;
+		g_autofree gchar *where = NULL;
+
+		for (gsize i = 0; i < 700; i++) {
+			if (i == at)
+				g_string_append(escaped, "\\n");
+			else
+				g_string_append_c(escaped, (gchar)('a' + i % 26));
+		}
+		g_string_append(escaped, "\"}");
+		/* the escape replaced by a raw control character, or by a two-byte character */
+		control = g_string_new_len(escaped->str, (gssize)escaped->len);
+		g_string_erase(control, (gssize)(plen + at), 2);
+		g_string_insert_c(control, (gssize)(plen + at), '\001');
+		accent = g_string_new_len(escaped->str, (gssize)escaped->len);
+		g_string_erase(accent, (gssize)(plen + at), 2);
+		g_string_insert(accent, (gssize)(plen + at), "\xc3\xa9");
+
+		expected = test_json_glib_parse(escaped);
+		node = erpc_json_parse(escaped->str, escaped->len, 1 << 20, 64, &error);
+		g_assert_no_error(error);
+		g_assert_true(json_node_equal(node, expected));
+		g_clear_pointer(&node, json_node_unref);
+		g_clear_pointer(&expected, json_node_unref);
+
+		expected = test_json_glib_parse(accent);
+		node = erpc_json_parse(accent->str, accent->len, 1 << 20, 64, &error);
+		g_assert_no_error(error);
+		g_assert_true(json_node_equal(node, expected));
+		g_clear_pointer(&node, json_node_unref);
+
+		node = erpc_json_parse(control->str, control->len, 1 << 20, 64, &error);
+		g_assert_error(error, ERPC_ERROR, ERPC_ERROR_PARSE);
+		g_assert_null(node);
+		where = g_strdup_printf("column %" G_GSIZE_FORMAT, plen + at + 1);
+		g_assert_nonnull(strstr(error->message, "control character"));
+		g_assert_nonnull(strstr(error->message, where));
+	}
+}
+
 static void
 test_json_big_string_forged(void)
 {
@@ -1516,6 +1569,8 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/libexecrpc/json/parse/reuse", test_json_parse_reuse);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/nul", test_json_nul);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/wide-numbers", test_json_wide_numbers);
+	g_test_add_func("/execserverd/libexecrpc/json/string-special-every-place",
+			test_json_string_special_every_place);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/nul", test_json_big_string_nul);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/parse", test_json_big_string);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/forged-placeholder",
