@@ -225,6 +225,9 @@ fuzz_same_as_json_glib(JsonNode *ours, JsonNode *theirs)
 			g_autofree gchar *mine = fuzz_nul_as_one(json_node_get_string(ours));
 			return g_strcmp0(mine, json_node_get_string(theirs)) == 0;
 		}
+		/* json_node_equal() takes 1 and 1.0 for equal, a handler does not */
+		if (json_node_get_value_type(ours) != json_node_get_value_type(theirs))
+			return FALSE;
 		return json_node_equal(ours, theirs);
 	case JSON_NODE_NULL:
 	default:

@@ -496,6 +496,43 @@ test_json_big_string(void)
 	g_assert_true(memcmp(doc->str, copy->str, doc->len) == 0);
 }
 
+/* the tree erpc_json_parse() builds is json-glib's, to the order of members and the number types */
+static void
+test_json_tree_as_json_glib(void)
+{
+	const gchar *docs[] = {
+	    "{}",
+	    " {\"a\" : [ ] , \"b\":{ }}\n",
+	    "{\"a\":1,\"b\":2,\"a\":3}",
+	    "{\"a\":{\"x\":1},\"a\":[1,2]}",
+	    "{\"\":\"empty name\"}",
+	    "{\"n\":[0,-0,-0.0,1e5,1E+5,1.5e-3,0.1,-1.25E-2,123456789012]}",
+	    "{\"n\":[-9223372036854775808,9223372036854775807,1e308,5e-324]}",
+	    "{\"s\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\",\"u\":\"\\u00e9\\u20ac\\ud834\\udd1e\\uFFFF\"}",
+	    "{\"raw\":\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\",\"k\\u00e9y\":true}",
+	    "{\"t\":[true,false,null,[[[]]],{\"a\":{\"b\":{}}}]}",
+	    "{\"long name, longer than a short buffer of sixty-four bytes, surely\":[\"x\"]}",
+	    "\t{\"id\":1,\"method\":\"fs/getMetadata\",\"params\":{\"path\":\"file:///tmp\"}}\r\n",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(docs); i++) {
+		g_autoptr(GString) doc = g_string_new(docs[i]);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = NULL;
+		g_autoptr(JsonNode) expected = test_json_glib_parse(doc);
+		g_autofree gchar *ours = NULL;
+		g_autofree gchar *theirs = NULL;
+
+		node = erpc_json_parse(doc->str, doc->len, 1 << 20, 64, &error);
+		g_assert_no_error(error);
+		ours = json_to_string(node, FALSE);
+		theirs = json_to_string(expected, FALSE);
+		g_assert_cmpstr(ours, ==, theirs);
+		/* a parse that did not copy the tree is read-only, as json-glib's immutable one */
+		g_assert_true(json_node_is_immutable(node));
+	}
+}
+
 /* a string's first special byte at every place in and around the scan's vector blocks */
 static void
 test_json_string_special_every_place(void)
@@ -1569,6 +1606,8 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/libexecrpc/json/parse/reuse", test_json_parse_reuse);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/nul", test_json_nul);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/wide-numbers", test_json_wide_numbers);
+	g_test_add_func("/execserverd/libexecrpc/json/tree-as-json-glib",
+			test_json_tree_as_json_glib);
 	g_test_add_func("/execserverd/libexecrpc/json/string-special-every-place",
 			test_json_string_special_every_place);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/nul", test_json_big_string_nul);
