@@ -147,6 +147,14 @@ esd_ws_transport_finish(EsdWsTransport *self, const GError *error)
 {
 	if (self->finished)
 		return;
+	/* the answers held back for one write go out as they would have before */
+	if (self->parsing && self->out_source == NULL && !g_queue_is_empty(&self->outq)) {
+		/* once: a failing write ends here again */
+		self->parsing = FALSE;
+		esd_ws_transport_flush(self);
+		if (self->finished)
+			return;
+	}
 	self->finished = TRUE;
 	esd_ws_transport_stop(self);
 	esd_ws_transport_clear_queue(self);
