@@ -262,19 +262,6 @@ erpc_base64_fail(const gchar *text, gsize len, GError **error)
 }
 
 /**
- * erpc_base64_decode:
- * @text: base64 text
- * @len: its length
- * @max_decoded: the most bytes the result may have
- * @error: return location for a #GError, or %NULL
- *
- * Decodes strict standard base64; the empty string is zero bytes.
- *
- * Returns: (transfer full): the bytes, or %NULL with %ERPC_ERROR_INVALID_PARAMS
- *
- * Since: 0.1
- */
-/**
  * erpc_base64_decode_to:
  * @text: base64 text
  * @len: its length
