@@ -578,13 +578,14 @@ _erpc_json_parse_full(const gchar *data,
 		      gsize len,
 		      gsize max_size,
 		      guint max_depth,
+		      const ErpcJsonPlainMap *plain,
 		      gboolean *clamped,
 		      ErpcJsonBlobs **blobs,
 		      GError **soft,
 		      gboolean *id_bad,
 		      GError **error)
 {
-	g_auto(ErpcJsonScan) scan = {.want_spans = TRUE, .want_big = TRUE};
+	g_auto(ErpcJsonScan) scan = {.plain = plain, .want_spans = TRUE, .want_big = TRUE};
 	g_auto(ErpcJsonScan) again = {.want_spans = TRUE};
 	g_autoptr(GString) text = NULL;
 	g_autoptr(GError) parse_error = NULL;
@@ -669,5 +670,14 @@ _erpc_json_parse_full(const gchar *data,
 JsonNode *
 erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, NULL, NULL, NULL, error);
+	return _erpc_json_parse_full(data,
+				     len,
+				     max_size,
+				     max_depth,
+				     NULL,
+				     NULL,
+				     NULL,
+				     NULL,
+				     NULL,
+				     error);
 }

@@ -192,6 +192,7 @@ erpc_message_parse_internal(GBytes *frame,
 			    gsize len,
 			    gsize max_size,
 			    guint max_depth,
+			    const ErpcJsonPlainMap *plain,
 			    JsonNode **refused_id,
 			    GError **error)
 {
@@ -208,6 +209,7 @@ erpc_message_parse_internal(GBytes *frame,
 				     len,
 				     max_size,
 				     max_depth,
+				     plain,
 				     &clamped,
 				     frame != NULL ? &blobs : NULL,
 				     refused_id != NULL ? &soft : NULL,
@@ -283,6 +285,7 @@ _erpc_message_parse_refusable(GBytes *frame,
 			      gsize len,
 			      gsize max_size,
 			      guint max_depth,
+			      const ErpcJsonPlainMap *plain,
 			      JsonNode **refused_id,
 			      GError **error)
 {
@@ -294,10 +297,18 @@ _erpc_message_parse_refusable(GBytes *frame,
 						   frame_len,
 						   max_size,
 						   max_depth,
+						   plain,
 						   refused_id,
 						   error);
 	}
-	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, refused_id, error);
+	return erpc_message_parse_internal(NULL,
+					   data,
+					   len,
+					   max_size,
+					   max_depth,
+					   NULL,
+					   refused_id,
+					   error);
 }
 
 /**
@@ -321,7 +332,7 @@ _erpc_message_parse_refusable(GBytes *frame,
 ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, NULL, error);
+	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, NULL, NULL, error);
 }
 
 /**
@@ -354,6 +365,7 @@ erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError 
 					   len,
 					   max_size,
 					   max_depth,
+					   NULL,
 					   NULL,
 					   error);
 }

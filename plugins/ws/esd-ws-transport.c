@@ -41,7 +41,9 @@
 #define ESD_WS_CONGESTION_BYTES (4 * 1024 * 1024)
 /* data frames at least this large are read straight into the message */
 #define ESD_WS_DIRECT_MIN   (64 * 1024)
-#define ESD_WS_DIRECT_BLOCK (4 * 1024 * 1024)
+#define ESD_WS_DIRECT_BLOCK (1024 * 1024)
+/* messages starting with a data frame this large get a map of their plain blocks */
+#define ESD_WS_PLAIN_MIN (256 * 1024)
 /* the most a connection keeps between reads: a frame under ESD_WS_DIRECT_MIN and its header */
 #define ESD_WS_PENDING_MAX (ESD_WS_DIRECT_MIN + 14)
 
@@ -77,8 +79,9 @@ struct _EsdWsTransport {
 
 	guint8 *pending; /* the start of a frame that has not arrived whole; nullable */
 	gsize pending_len;
-	gboolean parsing;    /* reads wait while frames are delivered */
-	GByteArray *message; /* data frames of the current message; NULL between messages */
+	gboolean parsing;	 /* reads wait while frames are delivered */
+	GByteArray *message;	 /* data frames of the current message; NULL between messages */
+	ErpcJsonPlainMap *plain; /* of a large message, noted while its bytes are in the cache */
 	gboolean in_message;
 	gboolean discarding; /* the current message is over the limit */
 	gsize discarded;
@@ -394,9 +397,10 @@ esd_ws_transport_message_done(EsdWsTransport *self)
 		if (self->message == NULL)
 			self->message = g_byte_array_new();
 		bytes = esd_ws_buffer_to_bytes(g_steal_pointer(&self->message));
-		erpc_transport_emit_message_bytes(ERPC_TRANSPORT(self), bytes);
+		erpc_transport_emit_message_bytes_mapped(ERPC_TRANSPORT(self), bytes, self->plain);
 	}
 	g_clear_pointer(&self->message, g_byte_array_unref);
+	g_clear_pointer(&self->plain, erpc_json_plain_map_free);
 	self->in_message = FALSE;
 	self->discarding = FALSE;
 	self->discarded = 0;
@@ -454,8 +458,13 @@ esd_ws_transport_message_len(EsdWsTransport *self)
 static void
 esd_ws_transport_append(EsdWsTransport *self, const guint8 *data, gsize len, guint64 frame_len)
 {
-	if (self->message == NULL)
+	if (self->message == NULL) {
 		self->message = esd_ws_buffer_take(frame_len);
+		if (frame_len >= ESD_WS_PLAIN_MIN)
+			self->plain = erpc_json_plain_map_new();
+	}
+	if (self->plain != NULL)
+		erpc_json_plain_map_add(self->plain, self->message->len, (const gchar *)data, len);
 	g_byte_array_append(self->message, data, (guint)len);
 }
 
@@ -489,6 +498,11 @@ esd_ws_transport_read_direct(EsdWsTransport *self)
 		      (gsize)n,
 		      self->direct_key,
 		      self->direct_phase);
+	if (self->plain != NULL)
+		erpc_json_plain_map_add(self->plain,
+					old_len,
+					(const gchar *)self->message->data + old_len,
+					(gsize)n);
 	self->direct_phase = (self->direct_phase + (guint)n) & 3;
 	self->direct_remaining -= (guint64)n;
 	if (self->direct_remaining == 0 && self->direct_fin)
@@ -576,6 +590,7 @@ esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 			self->discarding = TRUE;
 			self->discarded = esd_ws_transport_message_len(self);
 			g_clear_pointer(&self->message, g_byte_array_unref);
+			g_clear_pointer(&self->plain, erpc_json_plain_map_free);
 		}
 		if (self->discarding && opcode < 0x8) {
 			if (avail < header_len)
@@ -773,6 +788,7 @@ esd_ws_transport_finalize(GObject *object)
 	g_free(self->pending);
 	if (self->message != NULL)
 		g_byte_array_unref(self->message);
+	erpc_json_plain_map_free(self->plain);
 	if (!self->finished)
 		g_io_stream_close(self->stream, NULL, NULL);
 	g_clear_object(&self->stream);
