@@ -6,10 +6,6 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ERPC_JSON_SCAN_AVX2 1
-#endif
 
 #include "erpc-error.h"
 #include "erpc-json-private.h"
@@ -181,62 +177,33 @@ erpc_json_plain8(const gchar *p)
 	       ERPC_SWAR_ZERO(w ^ (ERPC_SWAR_ONES * '\\')) == 0;
 }
 
-#ifdef ERPC_JSON_SCAN_AVX2
-/* the plain prefix of a long string (base64 file contents), 64 bytes at a time */
-__attribute__((target("avx2"))) static gsize
-erpc_json_skip_plain_avx2(const gchar *p, gsize len)
-{
-	const __m256i quote = _mm256_set1_epi8('"');
-	const __m256i backslash = _mm256_set1_epi8('\\');
-	const __m256i space = _mm256_set1_epi8(0x20);
-	gsize i = 0;
-
-	for (; i + 64 <= len; i += 64) {
-		__m256i a = _mm256_loadu_si256((const __m256i *)(p + i));
-		__m256i b = _mm256_loadu_si256((const __m256i *)(p + i + 32));
-		__m256i sa = _mm256_or_si256(
-		    _mm256_or_si256(_mm256_cmpeq_epi8(a, quote), _mm256_cmpeq_epi8(a, backslash)),
-		    _mm256_cmpgt_epi8(space, a));
-		__m256i sb = _mm256_or_si256(
-		    _mm256_or_si256(_mm256_cmpeq_epi8(b, quote), _mm256_cmpeq_epi8(b, backslash)),
-		    _mm256_cmpgt_epi8(space, b));
-		__m256i special = _mm256_or_si256(sa, sb);
-		if (!_mm256_testz_si256(special, special))
-			break;
-	}
-	return i;
-}
-
-static gboolean
-erpc_json_have_avx2(void)
-{
-	static gsize init = 0;
-	static gboolean have = FALSE;
-
-	if (g_once_init_enter(&init)) {
-		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx2");
-		g_once_init_leave(&init, 1);
-	}
-	return have;
-}
-#endif
-
 /* the start of the first of up to @len string bytes that is not plain, or @len */
 static inline gsize
 erpc_json_skip_plain(const gchar *p, gsize len)
 {
 	gsize i = 0;
-#ifdef ERPC_JSON_SCAN_AVX2
-	/* the vector loop ends within 64 bytes of the first byte that is not plain */
-	if (len >= 256 && erpc_json_have_avx2())
-		i = erpc_json_skip_plain_avx2(p, len);
-#endif
 #ifdef __SSE2__
 	/* as signed bytes, controls and non-ASCII bytes are both below 0x20 */
 	const __m128i quote = _mm_set1_epi8('"');
 	const __m128i backslash = _mm_set1_epi8('\\');
 	const __m128i space = _mm_set1_epi8(0x20);
+#define ERPC_JSON_SPECIAL(v)                                                                       \
+	_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),         \
+		     _mm_cmplt_epi8(v, space))
+	/* long strings (base64 file contents) 64 bytes per step, one test for all four
+	 * vectors; the 16-byte loop then finds the vector with the special byte */
+	for (; i + 64 <= len; i += 64) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(p + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(p + i + 16));
+		__m128i c = _mm_loadu_si128((const __m128i *)(p + i + 32));
+		__m128i d = _mm_loadu_si128((const __m128i *)(p + i + 48));
+		__m128i special =
+		    _mm_or_si128(_mm_or_si128(ERPC_JSON_SPECIAL(a), ERPC_JSON_SPECIAL(b)),
+				 _mm_or_si128(ERPC_JSON_SPECIAL(c), ERPC_JSON_SPECIAL(d)));
+		if (_mm_movemask_epi8(special) != 0)
+			break;
+	}
+#undef ERPC_JSON_SPECIAL
 	for (; i + 16 <= len; i += 16) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(p + i));
 		__m128i special = _mm_or_si128(

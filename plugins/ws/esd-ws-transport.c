@@ -4,9 +4,8 @@
 
 #include <glib-unix.h>
 #include <string.h>
-#if defined(__x86_64__) && defined(__GNUC__)
-#include <immintrin.h>
-#define ESD_WS_UNMASK_AVX2 1
+#ifdef __SSE2__
+#include <emmintrin.h>
 #endif
 
 #include "esd-ws-buffer.h"
@@ -306,36 +305,6 @@ esd_ws_transport_flush(EsdWsTransport *self)
 		esd_ws_transport_finish(self, NULL);
 }
 
-#ifdef ESD_WS_UNMASK_AVX2
-/* 32 bytes at a time; returns how many were done, a multiple of 4 */
-__attribute__((target("avx2"))) static gsize
-esd_ws_unmask_avx2(guint8 *data, gsize len, guint64 key8)
-{
-	const __m256i key = _mm256_set1_epi64x((long long)key8);
-	gsize i = 0;
-
-	for (; i + 32 <= len; i += 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(data + i));
-		_mm256_storeu_si256((__m256i *)(data + i), _mm256_xor_si256(v, key));
-	}
-	return i;
-}
-
-static gboolean
-esd_ws_have_avx2(void)
-{
-	static gsize init = 0;
-	static gboolean have = FALSE;
-
-	if (g_once_init_enter(&init)) {
-		__builtin_cpu_init();
-		have = __builtin_cpu_supports("avx2");
-		g_once_init_leave(&init, 1);
-	}
-	return have;
-}
-#endif
-
 /* XOR with the 4-byte key starting at byte @phase of it, 32 or eight bytes at a time */
 static void
 esd_ws_unmask(guint8 *data, gsize len, const guint8 key_in[4], guint phase)
@@ -351,9 +320,17 @@ esd_ws_unmask(guint8 *data, gsize len, const guint8 key_in[4], guint phase)
 	/* clients may mask with zeros */
 	if (key8 == 0)
 		return;
-#ifdef ESD_WS_UNMASK_AVX2
-	if (len >= 256 && esd_ws_have_avx2())
-		i = esd_ws_unmask_avx2(data, len, key8);
+#ifdef __SSE2__
+	{
+		/* SSE2 is part of x86-64: no CPU check (and no cpuid) needed */
+		const __m128i key16 = _mm_set1_epi64x((long long)key8);
+		for (; i + 32 <= len; i += 32) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(data + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(data + i + 16));
+			_mm_storeu_si128((__m128i *)(data + i), _mm_xor_si128(a, key16));
+			_mm_storeu_si128((__m128i *)(data + i + 16), _mm_xor_si128(b, key16));
+		}
+	}
 #endif
 	for (; i + 8 <= len; i += 8) {
 		guint64 w;
