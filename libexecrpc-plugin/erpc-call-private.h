@@ -12,4 +12,8 @@ erpc_call_new(ErpcConnection *connection, ErpcMessage *request);
 void
 erpc_call_set_session(ErpcCall *self, ErpcSession *session);
 
+typedef void (*ErpcCallFinishedFunc)(ErpcCall *call, gpointer user_data);
+void
+erpc_call_set_finished_func(ErpcCall *self, ErpcCallFinishedFunc func, gpointer user_data);
+
 G_END_DECLS

@@ -67,12 +67,14 @@ erpc_connection_message_cb(ErpcTransport *transport,
 	g_autoptr(ErpcMessage) message = NULL;
 	g_autoptr(JsonNode) refused_id = NULL;
 	GBytes *frame = _erpc_transport_get_delivering(transport);
+	const ErpcJsonPlainMap *plain = _erpc_transport_get_delivering_plain(transport);
 
 	message = _erpc_message_parse_refusable(frame,
 						data,
 						(gsize)len,
 						self->max_message_size,
 						self->max_depth,
+						plain,
 						&refused_id,
 						&error);
 	if (message == NULL) {

@@ -2,6 +2,8 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -138,6 +140,325 @@ _erpc_json_blobs_lookup(ErpcJsonBlobs *blobs, const gchar *text, const gchar **d
 	return TRUE;
 }
 
+/*
+ * The tree of a text the scan has accepted, built directly: json-glib's
+ * parser costs a scanner, a GString per token and signal emissions per
+ * member, which made it most of the CPU of a small request. Strict JSON
+ * only; anything else (or anything unusual: a lone surrogate, \u0000, a
+ * number out of range) returns NULL and the text goes to json-glib, so what
+ * is accepted and the errors are the same. Members are set as json-glib
+ * sets them (a repeated name keeps its place and takes the last value).
+ */
+
+typedef struct {
+	const gchar *p;
+	const gchar *end;
+	GString *scratch; /* the string being read */
+} ErpcJsonBuild;
+
+static inline void
+erpc_json_build_skip_ws(ErpcJsonBuild *b)
+{
+	while (b->p < b->end && (*b->p == ' ' || *b->p == '\n' || *b->p == '\r' || *b->p == '\t'))
+		b->p++;
+}
+
+static gint
+erpc_json_build_hex4(const gchar *p)
+{
+	gint v = 0;
+	for (guint i = 0; i < 4; i++) {
+		gint d = g_ascii_xdigit_value(p[i]);
+		if (d < 0)
+			return -1;
+		v = v << 4 | d;
+	}
+	return v;
+}
+
+/* the string after the opening quote at b->p, decoded onto @out */
+static gboolean
+erpc_json_build_string(ErpcJsonBuild *b, GString *out)
+{
+	const gchar *q = ++b->p;
+
+	for (;;) {
+		const gchar *run = q;
+		gint u;
+
+		while (q < b->end && *q != '"' && *q != '\\' && (guchar)*q >= 0x20)
+			q++;
+		g_string_append_len(out, run, q - run);
+		if (q >= b->end || (guchar)*q < 0x20)
+			return FALSE;
+		if (*q == '"')
+			break;
+		if (q + 1 >= b->end)
+			return FALSE;
+		switch (q[1]) {
+		case '"':
+		case '\\':
+		case '/':
+			g_string_append_c(out, q[1]);
+			q += 2;
+			continue;
+		case 'b':
+			g_string_append_c(out, '\b');
+			q += 2;
+			continue;
+		case 'f':
+			g_string_append_c(out, '\f');
+			q += 2;
+			continue;
+		case 'n':
+			g_string_append_c(out, '\n');
+			q += 2;
+			continue;
+		case 'r':
+			g_string_append_c(out, '\r');
+			q += 2;
+			continue;
+		case 't':
+			g_string_append_c(out, '\t');
+			q += 2;
+			continue;
+		case 'u':
+			break;
+		default:
+			return FALSE;
+		}
+		/* \u0000 and lone surrogates are the rewrite's business */
+		if (b->end - q < 6 || (u = erpc_json_build_hex4(q + 2)) <= 0 ||
+		    (u >= 0xdc00 && u <= 0xdfff))
+			return FALSE;
+		q += 6;
+		if (u >= 0xd800 && u <= 0xdbff) {
+			gint lo;
+			if (b->end - q < 6 || q[0] != '\\' || q[1] != 'u' ||
+			    (lo = erpc_json_build_hex4(q + 2)) < 0xdc00 || lo > 0xdfff)
+				return FALSE;
+			q += 6;
+			u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		}
+		g_string_append_unichar(out, (gunichar)u);
+	}
+	b->p = q + 1;
+	return TRUE;
+}
+
+/* -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)? */
+static JsonNode *
+erpc_json_build_number(ErpcJsonBuild *b)
+{
+	const gchar *start = b->p;
+	const gchar *q = b->p;
+	gboolean is_float = FALSE;
+	gchar buf[64];
+	gchar *endp = NULL;
+
+	if (q < b->end && *q == '-')
+		q++;
+	if (q >= b->end || !g_ascii_isdigit(*q))
+		return NULL;
+	if (*q == '0')
+		q++;
+	else
+		while (q < b->end && g_ascii_isdigit(*q))
+			q++;
+	if (q < b->end && *q == '.') {
+		is_float = TRUE;
+		q++;
+		if (q >= b->end || !g_ascii_isdigit(*q))
+			return NULL;
+		while (q < b->end && g_ascii_isdigit(*q))
+			q++;
+	}
+	if (q < b->end && (*q == 'e' || *q == 'E')) {
+		is_float = TRUE;
+		q++;
+		if (q < b->end && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= b->end || !g_ascii_isdigit(*q))
+			return NULL;
+		while (q < b->end && g_ascii_isdigit(*q))
+			q++;
+	}
+	/* long numbers are rare: json-glib reads them */
+	if (q - start >= (gssize)sizeof(buf))
+		return NULL;
+	memcpy(buf, start, (gsize)(q - start));
+	buf[q - start] = '\0';
+	b->p = q;
+	errno = 0;
+	if (is_float) {
+		gdouble v = g_ascii_strtod(buf, &endp);
+		if (errno != 0 || *endp != '\0' || !isfinite(v))
+			return NULL;
+		return json_node_init_double(json_node_alloc(), v);
+	} else {
+		gint64 v = g_ascii_strtoll(buf, &endp, 10);
+		if (errno != 0 || *endp != '\0')
+			return NULL;
+		return json_node_init_int(json_node_alloc(), v);
+	}
+}
+
+/* deeper than the scan lets through anyway */
+#define ERPC_JSON_BUILD_MAX_DEPTH 1024
+
+static JsonNode *
+erpc_json_build_value(ErpcJsonBuild *b, guint depth);
+
+static JsonNode *
+erpc_json_build_object(ErpcJsonBuild *b, guint depth)
+{
+	g_autoptr(JsonNode) node = json_node_new(JSON_NODE_OBJECT);
+	JsonObject *object = json_object_new();
+
+	json_node_take_object(node, object);
+	b->p++;
+	erpc_json_build_skip_ws(b);
+	if (b->p < b->end && *b->p == '}') {
+		b->p++;
+		return g_steal_pointer(&node);
+	}
+	for (;;) {
+		g_autofree gchar *long_name = NULL;
+		gchar short_name[64];
+		const gchar *name = short_name;
+		JsonNode *member;
+
+		if (b->p >= b->end || *b->p != '"')
+			return NULL;
+		g_string_truncate(b->scratch, 0);
+		if (!erpc_json_build_string(b, b->scratch))
+			return NULL;
+		/* kept apart from the scratch string, which the value needs */
+		if (b->scratch->len < sizeof(short_name))
+			memcpy(short_name, b->scratch->str, b->scratch->len + 1);
+		else
+			name = long_name = g_strdup(b->scratch->str);
+		erpc_json_build_skip_ws(b);
+		if (b->p >= b->end || *b->p != ':')
+			return NULL;
+		b->p++;
+		erpc_json_build_skip_ws(b);
+		member = erpc_json_build_value(b, depth + 1);
+		if (member == NULL)
+			return NULL;
+		json_node_set_parent(member, node);
+		json_object_set_member(object, name, member);
+		erpc_json_build_skip_ws(b);
+		if (b->p < b->end && *b->p == ',') {
+			b->p++;
+			erpc_json_build_skip_ws(b);
+			continue;
+		}
+		if (b->p < b->end && *b->p == '}') {
+			b->p++;
+			return g_steal_pointer(&node);
+		}
+		return NULL;
+	}
+}
+
+static JsonNode *
+erpc_json_build_array(ErpcJsonBuild *b, guint depth)
+{
+	g_autoptr(JsonNode) node = json_node_new(JSON_NODE_ARRAY);
+	JsonArray *array = json_array_new();
+
+	json_node_take_array(node, array);
+	b->p++;
+	erpc_json_build_skip_ws(b);
+	if (b->p < b->end && *b->p == ']') {
+		b->p++;
+		return g_steal_pointer(&node);
+	}
+	for (;;) {
+		JsonNode *element = erpc_json_build_value(b, depth + 1);
+		if (element == NULL)
+			return NULL;
+		json_node_set_parent(element, node);
+		json_array_add_element(array, element);
+		erpc_json_build_skip_ws(b);
+		if (b->p < b->end && *b->p == ',') {
+			b->p++;
+			erpc_json_build_skip_ws(b);
+			continue;
+		}
+		if (b->p < b->end && *b->p == ']') {
+			b->p++;
+			return g_steal_pointer(&node);
+		}
+		return NULL;
+	}
+}
+
+static gboolean
+erpc_json_build_word(ErpcJsonBuild *b, const gchar *word, gsize len)
+{
+	if ((gsize)(b->end - b->p) < len || memcmp(b->p, word, len) != 0)
+		return FALSE;
+	b->p += len;
+	return TRUE;
+}
+
+static JsonNode *
+erpc_json_build_value(ErpcJsonBuild *b, guint depth)
+{
+	if (b->p >= b->end || depth > ERPC_JSON_BUILD_MAX_DEPTH)
+		return NULL;
+	switch (*b->p) {
+	case '{':
+		return erpc_json_build_object(b, depth);
+	case '[':
+		return erpc_json_build_array(b, depth);
+	case '"':
+		g_string_truncate(b->scratch, 0);
+		if (!erpc_json_build_string(b, b->scratch))
+			return NULL;
+		return json_node_init_string(json_node_alloc(), b->scratch->str);
+	case 't':
+		return erpc_json_build_word(b, "true", 4)
+			   ? json_node_init_boolean(json_node_alloc(), TRUE)
+			   : NULL;
+	case 'f':
+		return erpc_json_build_word(b, "false", 5)
+			   ? json_node_init_boolean(json_node_alloc(), FALSE)
+			   : NULL;
+	case 'n':
+		return erpc_json_build_word(b, "null", 4) ? json_node_init_null(json_node_alloc())
+							  : NULL;
+	default:
+		return erpc_json_build_number(b);
+	}
+}
+
+/* the tree of a whole text holding one object, or NULL for json-glib to read it */
+static JsonNode *
+erpc_json_build(const gchar *data, gsize len, gboolean seal)
+{
+	g_autoptr(GString) scratch = g_string_sized_new(256);
+	ErpcJsonBuild b = {data, data + len, scratch};
+	JsonNode *root;
+
+	erpc_json_build_skip_ws(&b);
+	if (b.p >= b.end || *b.p != '{')
+		return NULL;
+	root = erpc_json_build_object(&b, 0);
+	if (root == NULL)
+		return NULL;
+	erpc_json_build_skip_ws(&b);
+	if (b.p != b.end) {
+		json_node_unref(root);
+		return NULL;
+	}
+	if (seal)
+		json_node_seal(root);
+	return root;
+}
+
 static JsonNode *
 erpc_json_parse_text(JsonParser *parser, const gchar *data, gsize len, GError **error)
 {
@@ -160,6 +481,21 @@ erpc_json_parse_text(JsonParser *parser, const gchar *data, gsize len, GError **
 	return root;
 }
 
+/* text the scan has accepted: a mutable tree can be changed, as blobs are put back */
+static JsonNode *
+erpc_json_parse_accepted(const gchar *data, gsize len, gboolean mutable, GError **error)
+{
+	g_autoptr(JsonParser) parser = NULL;
+	JsonNode *root = erpc_json_build(data, len, !mutable);
+
+	if (root != NULL)
+		return root;
+	if (!mutable)
+		return erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
+	parser = json_parser_new();
+	return erpc_json_parse_text(parser, data, len, error);
+}
+
 /*
  * Parses text the scan has accepted, with what it noted in @spans (taken).
  * With @blobs, big strings stay placeholders and *@blobs tells where their
@@ -176,19 +512,14 @@ erpc_json_parse_spans(const gchar *data,
 {
 	g_autoptr(GArray) spans = spans_in;
 	g_autoptr(GString) reduced = NULL;
-	g_autoptr(JsonParser) parser = NULL;
 	g_autofree gchar *nonce = NULL;
 	ErpcJsonBlobs *found;
 	JsonNode *root;
 	gsize pos = 0;
 	guint n_big = 0;
 
-	if (spans == NULL && !mutable)
-		return erpc_json_parse_text(erpc_json_get_parser(), data, len, error);
-	if (spans == NULL) {
-		parser = json_parser_new();
-		return erpc_json_parse_text(parser, data, len, error);
-	}
+	if (spans == NULL)
+		return erpc_json_parse_accepted(data, len, mutable, error);
 
 	nonce = g_strdup_printf("%08x%08x%08x%08x",
 				g_random_int(),
@@ -214,13 +545,9 @@ erpc_json_parse_spans(const gchar *data,
 	}
 	g_string_append_len(reduced, data + pos, (gssize)(len - pos));
 	if (n_big == 0 && !mutable)
-		return erpc_json_parse_text(erpc_json_get_parser(),
-					    reduced->str,
-					    reduced->len,
-					    error);
+		return erpc_json_parse_accepted(reduced->str, reduced->len, FALSE, error);
 	/* a mutable tree, so that the strings can be put back */
-	parser = json_parser_new();
-	root = erpc_json_parse_text(parser, reduced->str, reduced->len, error);
+	root = erpc_json_parse_accepted(reduced->str, reduced->len, TRUE, error);
 	if (root == NULL || n_big == 0)
 		return root;
 	found = g_new0(ErpcJsonBlobs, 1);
@@ -251,13 +578,14 @@ _erpc_json_parse_full(const gchar *data,
 		      gsize len,
 		      gsize max_size,
 		      guint max_depth,
+		      const ErpcJsonPlainMap *plain,
 		      gboolean *clamped,
 		      ErpcJsonBlobs **blobs,
 		      GError **soft,
 		      gboolean *id_bad,
 		      GError **error)
 {
-	g_auto(ErpcJsonScan) scan = {.want_spans = TRUE, .want_big = TRUE};
+	g_auto(ErpcJsonScan) scan = {.plain = plain, .want_spans = TRUE, .want_big = TRUE};
 	g_auto(ErpcJsonScan) again = {.want_spans = TRUE};
 	g_autoptr(GString) text = NULL;
 	g_autoptr(GError) parse_error = NULL;
@@ -342,5 +670,14 @@ _erpc_json_parse_full(const gchar *data,
 JsonNode *
 erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return _erpc_json_parse_full(data, len, max_size, max_depth, NULL, NULL, NULL, NULL, error);
+	return _erpc_json_parse_full(data,
+				     len,
+				     max_size,
+				     max_depth,
+				     NULL,
+				     NULL,
+				     NULL,
+				     NULL,
+				     NULL,
+				     error);
 }

@@ -3,6 +3,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "erpc-json.h"
+
 G_BEGIN_DECLS
 
 /* erpc-json-scan.c: the bounded pre-scan */
@@ -23,9 +25,19 @@ enum {
 	ERPC_JSON_SPAN_FLOAT = 2,  /* an integer beyond 64 bits, read as a float, as serde does */
 };
 
+/* erpc_json_plain_map_*(): which blocks of a message hold only plain string bytes */
+#define ERPC_JSON_PLAIN_SHIFT 16
+
+struct _ErpcJsonPlainMap {
+	GByteArray *special; /* per block: TRUE once a byte that is not plain was added */
+	gsize end;	     /* bytes added, from offset 0 on, without a gap */
+	gboolean broken;     /* bytes were added out of order: the map says nothing */
+};
+
 /* what the scan found besides hard errors */
 typedef struct {
-	GArray *spans; /* big strings and wide numbers, when wanted */
+	const ErpcJsonPlainMap *plain; /* nullable: of the data scanned, whole */
+	GArray *spans;		       /* big strings and wide numbers, when wanted */
 	gboolean want_spans;
 	gboolean want_big; /* big strings too */
 	GError *soft;	   /* the first problem inside a string: the message is still read */
@@ -54,6 +66,7 @@ _erpc_json_parse_full(const gchar *data,
 		      gsize len,
 		      gsize max_size,
 		      guint max_depth,
+		      const ErpcJsonPlainMap *plain,
 		      gboolean *clamped,
 		      ErpcJsonBlobs **blobs,
 		      GError **soft,

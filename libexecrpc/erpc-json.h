@@ -29,6 +29,17 @@ G_BEGIN_DECLS
 
 gboolean
 erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
+
+typedef struct _ErpcJsonPlainMap ErpcJsonPlainMap;
+
+ErpcJsonPlainMap *
+erpc_json_plain_map_new(void);
+void
+erpc_json_plain_map_add(ErpcJsonPlainMap *self, gsize offset, const gchar *data, gsize len);
+void
+erpc_json_plain_map_free(ErpcJsonPlainMap *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(ErpcJsonPlainMap, erpc_json_plain_map_free)
 JsonNode *
 erpc_json_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
 

@@ -21,7 +21,9 @@
  */
 
 #define ERPC_LINE_READ_SIZE (256 * 1024)
-#define ERPC_LINE_MAX_IOV   64
+#define ERPC_LINE_MAX_IOV   256
+/* answers made while a read is split into lines go out together, up to this much */
+#define ERPC_LINE_BATCH_BYTES (256 * 1024)
 /* how long close() may spend flushing what is still queued */
 #define ERPC_LINE_FLUSH_TIMEOUT_US (2 * G_USEC_PER_SEC)
 
@@ -40,6 +42,7 @@ struct _ErpcLineTransport {
 	gsize out_offset; /* bytes of the head (and its newline) already written */
 	gsize queued;
 	gboolean write_failed;
+	gboolean processing; /* lines of a read are being delivered */
 };
 
 G_DEFINE_TYPE(ErpcLineTransport, erpc_line_transport, ERPC_TYPE_TRANSPORT)
@@ -148,6 +151,9 @@ erpc_line_transport_process(ErpcLineTransport *self, const guint8 *data, gsize l
 	}
 }
 
+static void
+erpc_line_transport_schedule_write(ErpcLineTransport *self);
+
 static gboolean
 erpc_line_transport_readable_cb(GObject *stream, gpointer user_data)
 {
@@ -166,7 +172,11 @@ erpc_line_transport_readable_cb(GObject *stream, gpointer user_data)
 		return G_SOURCE_CONTINUE;
 	}
 	if (n > 0) {
+		self->processing = TRUE;
 		erpc_line_transport_process(self, self->readbuf, (gsize)n);
+		self->processing = FALSE;
+		if (!g_queue_is_empty(&self->outq) && self->out_source == NULL)
+			erpc_line_transport_schedule_write(self);
 		g_object_unref(self);
 		return G_SOURCE_CONTINUE;
 	}
@@ -293,6 +303,9 @@ erpc_line_transport_send(ErpcTransport *transport, GBytes *message)
 	ErpcLineTransport *self = ERPC_LINE_TRANSPORT(transport);
 	g_queue_push_tail(&self->outq, g_bytes_ref(message));
 	self->queued += g_bytes_get_size(message) + 1;
+	/* the answers to the lines of one read wait for one write at its end */
+	if (self->processing && self->queued < ERPC_LINE_BATCH_BYTES)
+		return;
 	/* write at once; only wait for the stream when it is full */
 	if (self->out_source == NULL)
 		erpc_line_transport_schedule_write(self);
@@ -331,8 +344,13 @@ erpc_line_transport_close(ErpcTransport *transport, gboolean abort)
 	ErpcLineTransport *self = ERPC_LINE_TRANSPORT(transport);
 
 	erpc_line_transport_stop_reading(self);
-	if (!abort)
+	if (!abort) {
 		erpc_line_transport_flush_final(self);
+	} else if (self->processing && !self->write_failed) {
+		g_autoptr(GError) error = NULL;
+		/* the answers held back for one write go out as they would have before */
+		erpc_line_transport_flush(self, &error);
+	}
 	erpc_line_transport_stop_writing(self);
 	g_queue_clear_full(&self->outq, (GDestroyNotify)g_bytes_unref);
 	self->queued = 0;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "erpc-json.h"
 #include "erpc-message.h"
 
 G_BEGIN_DECLS
@@ -14,6 +15,7 @@ _erpc_message_parse_refusable(GBytes *frame,
 			      gsize len,
 			      gsize max_size,
 			      guint max_depth,
+			      const ErpcJsonPlainMap *plain,
 			      JsonNode **refused_id,
 			      GError **error);
 

@@ -192,6 +192,7 @@ erpc_message_parse_internal(GBytes *frame,
 			    gsize len,
 			    gsize max_size,
 			    guint max_depth,
+			    const ErpcJsonPlainMap *plain,
 			    JsonNode **refused_id,
 			    GError **error)
 {
@@ -208,6 +209,7 @@ erpc_message_parse_internal(GBytes *frame,
 				     len,
 				     max_size,
 				     max_depth,
+				     plain,
 				     &clamped,
 				     frame != NULL ? &blobs : NULL,
 				     refused_id != NULL ? &soft : NULL,
@@ -283,6 +285,7 @@ _erpc_message_parse_refusable(GBytes *frame,
 			      gsize len,
 			      gsize max_size,
 			      guint max_depth,
+			      const ErpcJsonPlainMap *plain,
 			      JsonNode **refused_id,
 			      GError **error)
 {
@@ -294,10 +297,18 @@ _erpc_message_parse_refusable(GBytes *frame,
 						   frame_len,
 						   max_size,
 						   max_depth,
+						   plain,
 						   refused_id,
 						   error);
 	}
-	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, refused_id, error);
+	return erpc_message_parse_internal(NULL,
+					   data,
+					   len,
+					   max_size,
+					   max_depth,
+					   NULL,
+					   refused_id,
+					   error);
 }
 
 /**
@@ -321,7 +332,7 @@ _erpc_message_parse_refusable(GBytes *frame,
 ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error)
 {
-	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, NULL, error);
+	return erpc_message_parse_internal(NULL, data, len, max_size, max_depth, NULL, NULL, error);
 }
 
 /**
@@ -354,6 +365,44 @@ erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError 
 					   len,
 					   max_size,
 					   max_depth,
+					   NULL,
+					   NULL,
+					   error);
+}
+
+/**
+ * erpc_message_parse_bytes_mapped: (skip)
+ * @frame: the bytes of one message
+ * @plain: (nullable): the plain blocks of @frame, see erpc_json_plain_map_new()
+ * @max_size: the largest message accepted, in bytes
+ * @max_depth: the deepest nesting accepted
+ * @error: return location for a #GError, or %NULL
+ *
+ * erpc_message_parse_bytes(), stepping over the blocks @plain knows are plain
+ * inside strings. The result is the same as without the map.
+ *
+ * Returns: (transfer full): the message, or %NULL with %ERPC_ERROR_PARSE set
+ *
+ * Since: 0.1
+ */
+ErpcMessage *
+erpc_message_parse_bytes_mapped(GBytes *frame,
+				const ErpcJsonPlainMap *plain,
+				gsize max_size,
+				guint max_depth,
+				GError **error)
+{
+	gsize len = 0;
+	const gchar *data;
+
+	g_return_val_if_fail(frame != NULL, NULL);
+	data = g_bytes_get_data(frame, &len);
+	return erpc_message_parse_internal(frame,
+					   data != NULL ? data : "",
+					   len,
+					   max_size,
+					   max_depth,
+					   plain,
 					   NULL,
 					   error);
 }

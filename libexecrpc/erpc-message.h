@@ -3,6 +3,8 @@
 
 #include <json-glib/json-glib.h>
 
+#include "erpc-json.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -40,6 +42,12 @@ ErpcMessage *
 erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
 ErpcMessage *
 erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError **error);
+ErpcMessage *
+erpc_message_parse_bytes_mapped(GBytes *frame,
+				const ErpcJsonPlainMap *plain,
+				gsize max_size,
+				guint max_depth,
+				GError **error);
 void
 erpc_message_expand(ErpcMessage *self);
 ErpcMessage *

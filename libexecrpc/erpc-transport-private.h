@@ -7,5 +7,7 @@ G_BEGIN_DECLS
 
 GBytes *
 _erpc_transport_get_delivering(ErpcTransport *self);
+const ErpcJsonPlainMap *
+_erpc_transport_get_delivering_plain(ErpcTransport *self);
 
 G_END_DECLS

@@ -9,6 +9,7 @@ typedef struct {
 	gchar *peer;
 	gboolean closed;
 	GBytes *delivering; /* the message being emitted, when the subclass gave it as bytes */
+	const ErpcJsonPlainMap *delivering_plain; /* nullable: what the subclass noted of it */
 } ErpcTransportPrivate;
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(ErpcTransport, erpc_transport, G_TYPE_OBJECT)
@@ -197,6 +198,36 @@ erpc_transport_emit_message_bytes(ErpcTransport *self, GBytes *message)
 	priv->delivering = message;
 	g_signal_emit(self, erpc_transport_signals[SIGNAL_MESSAGE], 0, data, (guint64)len);
 	priv->delivering = NULL;
+}
+
+/**
+ * erpc_transport_emit_message_bytes_mapped: (skip)
+ * @self: a #ErpcTransport
+ * @message: the bytes of one message, which the transport no longer changes
+ * @plain: (nullable): the plain blocks of @message, noted as it arrived
+ *
+ * For subclasses: erpc_transport_emit_message_bytes(), with a map that
+ * spares the parser a pass over the plain blocks of a large message.
+ *
+ * Since: 0.1
+ */
+void
+erpc_transport_emit_message_bytes_mapped(ErpcTransport *self,
+					 GBytes *message,
+					 const ErpcJsonPlainMap *plain)
+{
+	ErpcTransportPrivate *priv = GET_PRIVATE(self);
+
+	priv->delivering_plain = plain;
+	erpc_transport_emit_message_bytes(self, message);
+	priv->delivering_plain = NULL;
+}
+
+/* for ErpcConnection: the map of the message being emitted, if any */
+const ErpcJsonPlainMap *
+_erpc_transport_get_delivering_plain(ErpcTransport *self)
+{
+	return GET_PRIVATE(self)->delivering_plain;
 }
 
 /* for ErpcConnection: the bytes behind the "message" signal being emitted, if any */

@@ -3,6 +3,8 @@
 
 #include <gio/gio.h>
 
+#include "erpc-json.h"
+
 G_BEGIN_DECLS
 
 /**
@@ -61,6 +63,10 @@ void
 erpc_transport_emit_message(ErpcTransport *self, const gchar *data, gsize len);
 void
 erpc_transport_emit_message_bytes(ErpcTransport *self, GBytes *message);
+void
+erpc_transport_emit_message_bytes_mapped(ErpcTransport *self,
+					 GBytes *message,
+					 const ErpcJsonPlainMap *plain);
 void
 erpc_transport_emit_closed(ErpcTransport *self, const GError *error);
 void

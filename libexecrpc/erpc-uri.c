@@ -29,28 +29,33 @@ erpc_uri_is_scheme_char(gchar c, gboolean first)
 static gchar *
 erpc_uri_normalize(const gchar *path)
 {
-	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
-	g_autoptr(GPtrArray) kept = g_ptr_array_new();
-	GString *out = g_string_new(NULL);
-	gboolean trailing = g_str_has_suffix(path, "/");
+	gsize len = strlen(path);
+	/* "/" and every kept segment after a slash: never longer than the path plus one */
+	gchar *out = g_malloc(len + 2);
+	gsize out_len = 0;
 
-	for (guint i = 0; parts[i] != NULL; i++) {
-		if (parts[i][0] == '\0' || g_strcmp0(parts[i], ".") == 0)
-			continue;
-		if (g_strcmp0(parts[i], "..") == 0) {
-			if (kept->len > 0)
-				g_ptr_array_remove_index(kept, kept->len - 1);
-			continue;
+	for (const gchar *seg = path; seg <= path + len;) {
+		const gchar *end = strchr(seg, '/');
+		gsize seg_len;
+
+		if (end == NULL)
+			end = path + len;
+		seg_len = (gsize)(end - seg);
+		if (seg_len == 2 && seg[0] == '.' && seg[1] == '.') {
+			/* back to the slash that starts the last kept segment */
+			while (out_len > 0 && out[--out_len] != '/')
+				;
+		} else if (seg_len > 0 && !(seg_len == 1 && seg[0] == '.')) {
+			out[out_len++] = '/';
+			memcpy(out + out_len, seg, seg_len);
+			out_len += seg_len;
 		}
-		g_ptr_array_add(kept, parts[i]);
+		seg = end + 1;
 	}
-	for (guint i = 0; i < kept->len; i++) {
-		g_string_append_c(out, '/');
-		g_string_append(out, g_ptr_array_index(kept, i));
-	}
-	if (out->len == 0 || (trailing && kept->len == 0))
-		g_string_assign(out, "/");
-	return g_string_free(out, FALSE);
+	if (out_len == 0)
+		out[out_len++] = '/';
+	out[out_len] = '\0';
+	return out;
 }
 
 /* C0 controls and the space, NUL (as ERPC_JSON_NUL) included */

@@ -80,8 +80,10 @@ static void
 esd_dispatcher_pump(EsdDispatcher *self);
 
 static void
-esd_dispatcher_call_finished_cb(ErpcCall *call, EsdDispatcher *self)
+esd_dispatcher_call_finished_cb(ErpcCall *call, gpointer user_data)
 {
+	EsdDispatcher *self = ESD_DISPATCHER(user_data);
+
 	g_hash_table_remove(self->running, call);
 	esd_dispatcher_pump(self);
 }
@@ -172,7 +174,7 @@ esd_dispatcher_run(EsdDispatcher *self, ErpcMessage *request)
 	erpc_call_set_context(call, self);
 	erpc_call_set_session(call, self->session != NULL ? ERPC_SESSION(self->session) : NULL);
 	g_hash_table_add(self->running, g_object_ref(call));
-	g_signal_connect(call, "finished", G_CALLBACK(esd_dispatcher_call_finished_cb), self);
+	erpc_call_set_finished_func(call, esd_dispatcher_call_finished_cb, self);
 	/* large strings stay in the frame only for handlers that read them so */
 	if ((info->flags & ERPC_METHOD_FLAG_BLOBS) == 0)
 		erpc_message_expand(request);
@@ -338,7 +340,7 @@ esd_dispatcher_dispose(GObject *object)
 		ErpcCall *call;
 		g_hash_table_iter_init(&iter, self->running);
 		while (g_hash_table_iter_next(&iter, (gpointer *)&call, NULL)) {
-			g_signal_handlers_disconnect_by_data(call, self);
+			erpc_call_set_finished_func(call, NULL, NULL);
 			erpc_call_set_context(call, NULL);
 		}
 		g_clear_pointer(&self->running, g_hash_table_unref);

@@ -4,6 +4,9 @@
 
 #include <glib-unix.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "esd-ws-buffer.h"
 #include "esd-ws-transport-private.h"
@@ -31,11 +34,15 @@
 
 #define ESD_WS_READ_BLOCK	 (256 * 1024)
 #define ESD_WS_KEEPALIVE_SECONDS 30
-#define ESD_WS_MAX_IOV		 64
-#define ESD_WS_CONGESTION_BYTES	 (4 * 1024 * 1024)
+#define ESD_WS_MAX_IOV		 256
+/* replies made while a block of frames is parsed go out together, up to this much */
+#define ESD_WS_BATCH_BYTES	(256 * 1024)
+#define ESD_WS_CONGESTION_BYTES (4 * 1024 * 1024)
 /* data frames at least this large are read straight into the message */
 #define ESD_WS_DIRECT_MIN   (64 * 1024)
-#define ESD_WS_DIRECT_BLOCK (4 * 1024 * 1024)
+#define ESD_WS_DIRECT_BLOCK (1024 * 1024)
+/* messages starting with a data frame this large get a map of their plain blocks */
+#define ESD_WS_PLAIN_MIN (256 * 1024)
 /* the most a connection keeps between reads: a frame under ESD_WS_DIRECT_MIN and its header */
 #define ESD_WS_PENDING_MAX (ESD_WS_DIRECT_MIN + 14)
 
@@ -49,8 +56,10 @@ enum {
 };
 
 typedef struct {
-	GBytes *header;
+	GList link;	 /* in outq */
 	GBytes *payload; /* nullable */
+	guint8 header[10];
+	guint8 header_len;
 } EsdWsFrame;
 
 struct _EsdWsTransport {
@@ -69,8 +78,9 @@ struct _EsdWsTransport {
 
 	guint8 *pending; /* the start of a frame that has not arrived whole; nullable */
 	gsize pending_len;
-	gboolean parsing;    /* reads wait while frames are delivered */
-	GByteArray *message; /* data frames of the current message; NULL between messages */
+	gboolean parsing;	 /* reads wait while frames are delivered */
+	GByteArray *message;	 /* data frames of the current message; NULL between messages */
+	ErpcJsonPlainMap *plain; /* of a large message, noted while its bytes are in the cache */
 	gboolean in_message;
 	gboolean discarding; /* the current message is over the limit */
 	gsize discarded;
@@ -98,7 +108,6 @@ esd_ws_transport_flush(EsdWsTransport *self);
 static void
 esd_ws_frame_free(EsdWsFrame *frame)
 {
-	g_bytes_unref(frame->header);
 	if (frame->payload != NULL)
 		g_bytes_unref(frame->payload);
 	g_free(frame);
@@ -107,8 +116,18 @@ esd_ws_frame_free(EsdWsFrame *frame)
 static gsize
 esd_ws_frame_size(EsdWsFrame *frame)
 {
-	return g_bytes_get_size(frame->header) +
-	       (frame->payload != NULL ? g_bytes_get_size(frame->payload) : 0);
+	return frame->header_len + (frame->payload != NULL ? g_bytes_get_size(frame->payload) : 0);
+}
+
+static void
+esd_ws_transport_clear_queue(EsdWsTransport *self)
+{
+	GList *link;
+
+	/* the links are inside the frames */
+	while ((link = g_queue_pop_head_link(&self->outq)) != NULL)
+		esd_ws_frame_free(link->data);
+	self->out_offset = 0;
 }
 
 static void
@@ -134,9 +153,17 @@ esd_ws_transport_finish(EsdWsTransport *self, const GError *error)
 {
 	if (self->finished)
 		return;
+	/* the answers held back for one write go out as they would have before */
+	if (self->parsing && self->out_source == NULL && !g_queue_is_empty(&self->outq)) {
+		/* once: a failing write ends here again */
+		self->parsing = FALSE;
+		esd_ws_transport_flush(self);
+		if (self->finished)
+			return;
+	}
 	self->finished = TRUE;
 	esd_ws_transport_stop(self);
-	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
+	esd_ws_transport_clear_queue(self);
 	self->queued = 0;
 	if (self->socket != NULL)
 		g_socket_shutdown(self->socket, TRUE, TRUE, NULL);
@@ -148,33 +175,38 @@ static void
 esd_ws_transport_queue(EsdWsTransport *self, guint8 opcode, GBytes *payload)
 {
 	gsize len = payload != NULL ? g_bytes_get_size(payload) : 0;
-	guint8 header[10];
-	gsize header_len = 2;
 	EsdWsFrame *frame;
+	guint8 *header;
 
 	if (self->finished || self->close_sent)
 		return;
+	frame = g_new(EsdWsFrame, 1);
+	header = frame->header;
 	header[0] = 0x80 | opcode;
 	if (len < 126) {
 		header[1] = (guint8)len;
+		frame->header_len = 2;
 	} else if (len <= G_MAXUINT16) {
 		header[1] = 126;
 		header[2] = (guint8)(len >> 8);
 		header[3] = (guint8)len;
-		header_len = 4;
+		frame->header_len = 4;
 	} else {
 		header[1] = 127;
 		for (gint i = 0; i < 8; i++)
 			header[2 + i] = (guint8)((guint64)len >> (56 - 8 * i));
-		header_len = 10;
+		frame->header_len = 10;
 	}
-	frame = g_new0(EsdWsFrame, 1);
-	frame->header = g_bytes_new(header, header_len);
 	frame->payload = payload != NULL && len > 0 ? g_bytes_ref(payload) : NULL;
-	g_queue_push_tail(&self->outq, frame);
+	frame->link.data = frame;
+	frame->link.prev = frame->link.next = NULL;
+	g_queue_push_tail_link(&self->outq, &frame->link);
 	self->queued += esd_ws_frame_size(frame);
 	if (opcode == ESD_WS_OP_CLOSE)
 		self->close_sent = TRUE;
+	/* while frames are parsed, the replies to them wait for one write at the end */
+	if (self->parsing && self->queued < ESD_WS_BATCH_BYTES)
+		return;
 	if (self->out_source == NULL)
 		esd_ws_transport_flush(self);
 }
@@ -203,7 +235,7 @@ esd_ws_transport_dequeue(EsdWsTransport *self, gsize n)
 		}
 		n -= left;
 		self->out_offset = 0;
-		esd_ws_frame_free(g_queue_pop_head(&self->outq));
+		esd_ws_frame_free(g_queue_pop_head_link(&self->outq)->data);
 	}
 }
 
@@ -222,13 +254,17 @@ esd_ws_transport_flush(EsdWsTransport *self)
 		for (GList *l = self->outq.head; l != NULL && n_iov + 2 <= ESD_WS_MAX_IOV;
 		     l = l->next) {
 			EsdWsFrame *frame = l->data;
-			GBytes *parts[2] = {frame->header, frame->payload};
 			for (guint p = 0; p < 2; p++) {
 				gsize size = 0;
 				const guint8 *data;
-				if (parts[p] == NULL)
+				if (p == 0) {
+					data = frame->header;
+					size = frame->header_len;
+				} else if (frame->payload != NULL) {
+					data = g_bytes_get_data(frame->payload, &size);
+				} else {
 					continue;
-				data = g_bytes_get_data(parts[p], &size);
+				}
 				if (skip >= size) {
 					skip -= size;
 					continue;
@@ -269,7 +305,7 @@ esd_ws_transport_flush(EsdWsTransport *self)
 		esd_ws_transport_finish(self, NULL);
 }
 
-/* XOR with the 4-byte key starting at byte @phase of it, eight bytes at a time */
+/* XOR with the 4-byte key starting at byte @phase of it, 32 or eight bytes at a time */
 static void
 esd_ws_unmask(guint8 *data, gsize len, const guint8 key_in[4], guint phase)
 {
@@ -284,6 +320,18 @@ esd_ws_unmask(guint8 *data, gsize len, const guint8 key_in[4], guint phase)
 	/* clients may mask with zeros */
 	if (key8 == 0)
 		return;
+#ifdef __SSE2__
+	{
+		/* SSE2 is part of x86-64: no CPU check (and no cpuid) needed */
+		const __m128i key16 = _mm_set1_epi64x((long long)key8);
+		for (; i + 32 <= len; i += 32) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(data + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(data + i + 16));
+			_mm_storeu_si128((__m128i *)(data + i), _mm_xor_si128(a, key16));
+			_mm_storeu_si128((__m128i *)(data + i + 16), _mm_xor_si128(b, key16));
+		}
+	}
+#endif
 	for (; i + 8 <= len; i += 8) {
 		guint64 w;
 		memcpy(&w, data + i, 8);
@@ -326,9 +374,10 @@ esd_ws_transport_message_done(EsdWsTransport *self)
 		if (self->message == NULL)
 			self->message = g_byte_array_new();
 		bytes = esd_ws_buffer_to_bytes(g_steal_pointer(&self->message));
-		erpc_transport_emit_message_bytes(ERPC_TRANSPORT(self), bytes);
+		erpc_transport_emit_message_bytes_mapped(ERPC_TRANSPORT(self), bytes, self->plain);
 	}
 	g_clear_pointer(&self->message, g_byte_array_unref);
+	g_clear_pointer(&self->plain, erpc_json_plain_map_free);
 	self->in_message = FALSE;
 	self->discarding = FALSE;
 	self->discarded = 0;
@@ -386,8 +435,13 @@ esd_ws_transport_message_len(EsdWsTransport *self)
 static void
 esd_ws_transport_append(EsdWsTransport *self, const guint8 *data, gsize len, guint64 frame_len)
 {
-	if (self->message == NULL)
+	if (self->message == NULL) {
 		self->message = esd_ws_buffer_take(frame_len);
+		if (frame_len >= ESD_WS_PLAIN_MIN)
+			self->plain = erpc_json_plain_map_new();
+	}
+	if (self->plain != NULL)
+		erpc_json_plain_map_add(self->plain, self->message->len, (const gchar *)data, len);
 	g_byte_array_append(self->message, data, (guint)len);
 }
 
@@ -421,6 +475,11 @@ esd_ws_transport_read_direct(EsdWsTransport *self)
 		      (gsize)n,
 		      self->direct_key,
 		      self->direct_phase);
+	if (self->plain != NULL)
+		erpc_json_plain_map_add(self->plain,
+					old_len,
+					(const gchar *)self->message->data + old_len,
+					(gsize)n);
 	self->direct_phase = (self->direct_phase + (guint)n) & 3;
 	self->direct_remaining -= (guint64)n;
 	if (self->direct_remaining == 0 && self->direct_fin)
@@ -508,6 +567,7 @@ esd_ws_transport_parse(EsdWsTransport *self, guint8 *data, gsize data_len)
 			self->discarding = TRUE;
 			self->discarded = esd_ws_transport_message_len(self);
 			g_clear_pointer(&self->message, g_byte_array_unref);
+			g_clear_pointer(&self->plain, erpc_json_plain_map_free);
 		}
 		if (self->discarding && opcode < 0x8) {
 			if (avail < header_len)
@@ -589,6 +649,8 @@ esd_ws_transport_read_frames(EsdWsTransport *self)
 	self->parsing = TRUE;
 	used = esd_ws_transport_parse(self, buf, have + (gsize)n);
 	self->parsing = FALSE;
+	if (!g_queue_is_empty(&self->outq) && self->out_source == NULL)
+		esd_ws_transport_flush(self);
 	if (used < have + (gsize)n && !self->finished && !self->close_received) {
 		self->pending_len = have + (gsize)n - used;
 		self->pending = g_memdup2(buf + used, self->pending_len);
@@ -699,10 +761,11 @@ static void
 esd_ws_transport_finalize(GObject *object)
 {
 	EsdWsTransport *self = ESD_WS_TRANSPORT(object);
-	g_queue_clear_full(&self->outq, (GDestroyNotify)esd_ws_frame_free);
+	esd_ws_transport_clear_queue(self);
 	g_free(self->pending);
 	if (self->message != NULL)
 		g_byte_array_unref(self->message);
+	erpc_json_plain_map_free(self->plain);
 	if (!self->finished)
 		g_io_stream_close(self->stream, NULL, NULL);
 	g_clear_object(&self->stream);

@@ -16,6 +16,9 @@
  *  - the replies built from a message parse back to the same id, method,
  *    params, result and error
  *
+ *  - a map of the frame's plain blocks (erpc_json_plain_map_new()) changes
+ *    neither whether it is accepted, nor the error, nor the message
+ *
  * A violated property aborts with a message on stderr.
  */
 
@@ -225,6 +228,9 @@ fuzz_same_as_json_glib(JsonNode *ours, JsonNode *theirs)
 			g_autofree gchar *mine = fuzz_nul_as_one(json_node_get_string(ours));
 			return g_strcmp0(mine, json_node_get_string(theirs)) == 0;
 		}
+		/* json_node_equal() takes 1 and 1.0 for equal, a handler does not */
+		if (json_node_get_value_type(ours) != json_node_get_value_type(theirs))
+			return FALSE;
 		return json_node_equal(ours, theirs);
 	case JSON_NODE_NULL:
 	default:
@@ -295,6 +301,49 @@ fuzz_nodes_equal(JsonNode *a, JsonNode *b)
 		return TRUE;
 	}
 	return json_node_equal(a, b);
+}
+
+/* the map of plain blocks a transport hands over must never change the message */
+static void
+fuzz_check_plain_map(const uint8_t *data, size_t size)
+{
+	g_autoptr(GBytes) frame = g_bytes_new_static(data, size);
+	g_autoptr(ErpcJsonPlainMap) plain = erpc_json_plain_map_new();
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GError) mapped_error = NULL;
+	g_autoptr(ErpcMessage) msg = NULL;
+	g_autoptr(ErpcMessage) mapped = NULL;
+
+	/* in two pieces, as two reads would add them */
+	erpc_json_plain_map_add(plain, 0, (const gchar *)data, size / 2);
+	erpc_json_plain_map_add(plain, size / 2, (const gchar *)data + size / 2, size - size / 2);
+	msg = erpc_message_parse_bytes(frame, FUZZ_MAX_SIZE, FUZZ_MAX_DEPTH, &error);
+	mapped = erpc_message_parse_bytes_mapped(frame,
+						 plain,
+						 FUZZ_MAX_SIZE,
+						 FUZZ_MAX_DEPTH,
+						 &mapped_error);
+	if ((msg == NULL) != (mapped == NULL))
+		fuzz_fail("the plain map changed whether the message is accepted",
+			  msg == NULL ? error->message : mapped_error->message,
+			  (const gchar *)data,
+			  size);
+	if (msg == NULL) {
+		if (g_strcmp0(error->message, mapped_error->message) != 0)
+			fuzz_fail("the plain map changed the error",
+				  mapped_error->message,
+				  (const gchar *)data,
+				  size);
+		return;
+	}
+	erpc_message_expand(msg);
+	erpc_message_expand(mapped);
+	if (erpc_message_get_kind(msg) != erpc_message_get_kind(mapped) ||
+	    g_strcmp0(erpc_message_get_method(msg), erpc_message_get_method(mapped)) != 0 ||
+	    !fuzz_nodes_equal(erpc_message_get_id(msg), erpc_message_get_id(mapped)) ||
+	    !fuzz_nodes_equal(erpc_message_get_params(msg), erpc_message_get_params(mapped)) ||
+	    !fuzz_nodes_equal(erpc_message_get_result(msg), erpc_message_get_result(mapped)))
+		fuzz_fail("the plain map changed the message", NULL, (const gchar *)data, size);
 }
 
 /* write → bounded parse → compare */
@@ -677,6 +726,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	g_autoptr(ErpcMessage) quiet = NULL;
 
 	fuzz_init();
+	fuzz_check_plain_map(data, size);
 	msg = erpc_message_parse((const gchar *)data, size, FUZZ_MAX_SIZE, FUZZ_MAX_DEPTH, &error);
 	/* the same without an error location must give the same answer */
 	quiet = erpc_message_parse((const gchar *)data, size, FUZZ_MAX_SIZE, FUZZ_MAX_DEPTH, NULL);

@@ -283,6 +283,28 @@ test_pipelining_mixed(Fixture *fx, gconstpointer user_data)
 	esd_assert_json_node_eq(last, "{\"id\":5,\"result\":{\"status\":\"ready\"}}");
 }
 
+/*
+ * The answers to the lines of one read go out in one write at its end: a
+ * notification that ends the connection later in the same read must not lose them
+ */
+static void
+test_answers_before_fatal(Fixture *fx, gconstpointer user_data)
+{
+	const gchar lines[] = "{\"id\":7,\"method\":\"environment/status\"}\n"
+			      "{\"id\":8,\"method\":\"environment/status\"}\n"
+			      "{\"method\":\"bogus\"}\n";
+	g_autofree gchar *session_id = esd_test_peer_handshake(fx->peer);
+	g_autoptr(JsonNode) first = NULL;
+	g_autoptr(JsonNode) second = NULL;
+
+	esd_test_daemon_write(fx->daemon, lines, sizeof(lines) - 1);
+	first = esd_test_peer_receive_json(fx->peer);
+	esd_assert_json_node_eq(first, "{\"id\":7,\"result\":{\"status\":\"ready\"}}");
+	second = esd_test_peer_receive_json(fx->peer);
+	esd_assert_json_node_eq(second, "{\"id\":8,\"result\":{\"status\":\"ready\"}}");
+	g_assert_true(esd_test_daemon_wait_stdout_eof(fx->daemon, 2000));
+}
+
 /* --max-message-size 4096: longer lines are refused, the connection goes on */
 static void
 test_max_message_size(Fixture *fx, gconstpointer user_data)
@@ -398,6 +420,7 @@ main(int argc, char **argv)
 	ADD("framing/line-endings", test_line_endings, NULL);
 	ADD("framing/pipelining", test_pipelining, NULL);
 	ADD("framing/pipelining-mixed", test_pipelining_mixed, NULL);
+	ADD("framing/answers-before-fatal", test_answers_before_fatal, NULL);
 	ADD("lifecycle/eof-exits", test_eof_exits, NULL);
 	ADD("lifecycle/eof-before-anything", test_eof_before_anything, NULL);
 	ADD("lifecycle/sigterm", test_sigterm, NULL);

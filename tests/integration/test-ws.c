@@ -479,6 +479,46 @@ test_frame_length_top_bit(Fixture *fx, gconstpointer user_data)
 			 ESD_TEST_WS_CLOSE_NO_FRAME);
 }
 
+/*
+ * The answers to the requests of one read go out in one write at its end:
+ * a protocol error later in the same read must not lose them
+ */
+static void
+test_answers_before_protocol_error(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *session_id = esd_test_peer_handshake(fx->peer);
+	g_autoptr(GByteArray) all = g_byte_array_new();
+	g_autoptr(GBytes) bad = NULL;
+	guint8 *bad_data;
+	gsize len = 0;
+
+	for (guint i = 1; i <= 3; i++) {
+		g_autofree gchar *request =
+		    g_strdup_printf("{\"id\":%u,\"method\":\"environment/status\"}", i);
+		g_autoptr(GBytes) frame =
+		    esd_test_ws_client_build_frame(0x1, TRUE, request, strlen(request));
+		const guint8 *data = g_bytes_get_data(frame, &len);
+		g_byte_array_append(all, data, (guint)len);
+	}
+	/* a text frame with a reserved bit set */
+	bad = esd_test_ws_client_build_frame(0x1, TRUE, "{}", 2);
+	len = g_bytes_get_size(bad);
+	bad_data = g_memdup2(g_bytes_get_data(bad, NULL), len);
+	bad_data[0] |= 0x40;
+	g_byte_array_append(all, bad_data, (guint)len);
+	g_free(bad_data);
+	esd_test_ws_client_send_raw(fx->client, all->data, all->len);
+	for (guint i = 1; i <= 3; i++) {
+		g_autoptr(JsonNode) reply = esd_test_peer_receive_json(fx->peer);
+		g_autofree gchar *expected =
+		    g_strdup_printf("{\"id\":%u,\"result\":{\"status\":\"ready\"}}", i);
+		esd_assert_json_node_eq(reply, expected);
+	}
+	g_assert_cmpuint(esd_test_ws_client_wait_closed(fx->client, ESD_TEST_TIMEOUT_MS),
+			 ==,
+			 ESD_TEST_WS_CLOSE_NO_FRAME);
+}
+
 static void
 test_pipelining(Fixture *fx, gconstpointer user_data)
 {
@@ -745,6 +785,7 @@ main(int argc, char **argv)
 	add_exchanges("fatal", esd_test_exchanges_fatal);
 	ADD("framing/binary-frames", test_binary_frames, NULL);
 	ADD("framing/fragmented-message", test_fragmented_message, NULL);
+	ADD("framing/answers-before-protocol-error", test_answers_before_protocol_error, NULL);
 	ADD("framing/pipelining", test_pipelining, NULL);
 	ADD("sessions/distinct", test_sessions_distinct, NULL);
 	ADD("sessions/resume-after-close", test_resume_after_close, NULL);

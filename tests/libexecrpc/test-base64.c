@@ -47,9 +47,12 @@ test_base64_round_trip(void)
 	for (gsize len = 1000000; len < 1000003; len++) {
 		g_autofree guint8 *data = random_bytes(rand, len);
 		g_autofree gchar *text = g_base64_encode(data, len);
+		g_autoptr(GString) ours = g_string_new(NULL);
 		g_autoptr(GError) error = NULL;
 		g_autoptr(GBytes) bytes = erpc_base64_decode(text, strlen(text), G_MAXSIZE, &error);
 		g_assert_no_error(error);
+		erpc_base64_append(ours, data, len);
+		g_assert_cmpstr(ours->str, ==, text);
 		g_assert_cmpmem(g_bytes_get_data(bytes, NULL), g_bytes_get_size(bytes), data, len);
 	}
 }

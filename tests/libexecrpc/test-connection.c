@@ -4,6 +4,7 @@
 
 #include "erpc-connection.h"
 #include "erpc-json.h"
+#include "erpc-message.h"
 #include "esd-mock-transport.h"
 
 /* a state that counts its own destruction */
@@ -137,10 +138,89 @@ test_connection_slots_dispose(void)
 	g_assert_cmpuint(destroyed, ==, 1);
 }
 
+/* what a connection made of one message: its params, or why it refused it */
+static void
+test_plain_message_cb(ErpcConnection *connection, ErpcMessage *message, gchar **outcome)
+{
+	JsonNode *params;
+
+	erpc_message_expand(message);
+	params = erpc_message_get_params(message);
+	g_free(*outcome);
+	*outcome = params != NULL ? json_to_string(params, FALSE) : g_strdup("no params");
+}
+
+static void
+test_plain_malformed_cb(ErpcConnection *connection, const GError *error, gchar **outcome)
+{
+	g_free(*outcome);
+	*outcome = g_strdup_printf("refused: %s", error->message);
+}
+
+static gchar *
+test_plain_deliver(const GString *doc, gboolean mapped, gboolean broken)
+{
+	g_autoptr(EsdMockTransport) transport = esd_mock_transport_new();
+	g_autoptr(ErpcConnection) connection =
+	    erpc_connection_new(ERPC_TRANSPORT(transport), 4 * 1024 * 1024, ERPC_JSON_MAX_DEPTH);
+	g_autoptr(ErpcJsonPlainMap) plain = erpc_json_plain_map_new();
+	g_autoptr(GBytes) bytes = g_bytes_new(doc->str, doc->len);
+	gchar *outcome = NULL;
+
+	g_signal_connect(connection, "message", G_CALLBACK(test_plain_message_cb), &outcome);
+	g_signal_connect(connection, "malformed", G_CALLBACK(test_plain_malformed_cb), &outcome);
+	/* in uneven pieces, as reads deliver them */
+	for (gsize done = 0, piece = 1; done < doc->len; piece = piece * 3 + 7) {
+		gsize n = MIN(piece, doc->len - done);
+		erpc_json_plain_map_add(plain, done, doc->str + done, n);
+		done += n;
+	}
+	if (broken)
+		erpc_json_plain_map_add(plain, 0, doc->str, 1);
+	if (mapped)
+		erpc_transport_emit_message_bytes_mapped(ERPC_TRANSPORT(transport), bytes, plain);
+	else
+		erpc_transport_emit_message_bytes(ERPC_TRANSPORT(transport), bytes);
+	g_assert_nonnull(outcome);
+	return outcome;
+}
+
+/* a message parses the same with the map of its plain blocks as without */
+static void
+test_connection_plain_map(void)
+{
+	/* around block boundaries (64 KiB), inside and outside the long string */
+	const gsize places[] = {5, 65535, 65536, 65537, 131071, 200000, 299999};
+	const gchar *specials[] = {"\\n", "\\u00e9", "\xc3\xa9", "\001", "\"", "\\", "\xff"};
+
+	for (guint p = 0; p < G_N_ELEMENTS(places); p++) {
+		for (guint k = 0; k < G_N_ELEMENTS(specials); k++) {
+			g_autoptr(GString) doc = g_string_new(
+			    "{\"id\":1,\"method\":\"fs/writeFile\",\"params\":{\"d\":\"");
+			gsize start = doc->len;
+			g_autofree gchar *plain = NULL;
+			g_autofree gchar *mapped = NULL;
+			g_autofree gchar *broken = NULL;
+
+			for (gsize i = 0; i < 300000; i++)
+				g_string_append_c(doc, (gchar)('A' + i % 26));
+			g_string_append(doc, "\"}}");
+			g_string_erase(doc, (gssize)(start + places[p]), 1);
+			g_string_insert(doc, (gssize)(start + places[p]), specials[k]);
+			plain = test_plain_deliver(doc, FALSE, FALSE);
+			mapped = test_plain_deliver(doc, TRUE, FALSE);
+			broken = test_plain_deliver(doc, TRUE, TRUE);
+			g_assert_cmpstr(mapped, ==, plain);
+			g_assert_cmpstr(broken, ==, plain);
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/execserverd/libexecrpc/connection/plain-map", test_connection_plain_map);
 	g_test_add_func("/execserverd/libexecrpc/connection/plugin-state/separate",
 			test_connection_slots_separate);
 	g_test_add_func("/execserverd/libexecrpc/connection/plugin-state/closed",

@@ -496,6 +496,96 @@ test_json_big_string(void)
 	g_assert_true(memcmp(doc->str, copy->str, doc->len) == 0);
 }
 
+/* the tree erpc_json_parse() builds is json-glib's, to the order of members and the number types */
+static void
+test_json_tree_as_json_glib(void)
+{
+	const gchar *docs[] = {
+	    "{}",
+	    " {\"a\" : [ ] , \"b\":{ }}\n",
+	    "{\"a\":1,\"b\":2,\"a\":3}",
+	    "{\"a\":{\"x\":1},\"a\":[1,2]}",
+	    "{\"\":\"empty name\"}",
+	    "{\"n\":[0,-0,-0.0,1e5,1E+5,1.5e-3,0.1,-1.25E-2,123456789012]}",
+	    "{\"n\":[-9223372036854775808,9223372036854775807,1e308,5e-324]}",
+	    "{\"s\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\",\"u\":\"\\u00e9\\u20ac\\ud834\\udd1e\\uFFFF\"}",
+	    "{\"raw\":\"\xc3\xa9\xe2\x82\xac\xf0\x9d\x84\x9e\",\"k\\u00e9y\":true}",
+	    "{\"t\":[true,false,null,[[[]]],{\"a\":{\"b\":{}}}]}",
+	    "{\"long name, longer than a short buffer of sixty-four bytes, surely\":[\"x\"]}",
+	    "\t{\"id\":1,\"method\":\"fs/getMetadata\",\"params\":{\"path\":\"file:///tmp\"}}\r\n",
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(docs); i++) {
+		g_autoptr(GString) doc = g_string_new(docs[i]);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = NULL;
+		g_autoptr(JsonNode) expected = test_json_glib_parse(doc);
+		g_autofree gchar *ours = NULL;
+		g_autofree gchar *theirs = NULL;
+
+		node = erpc_json_parse(doc->str, doc->len, 1 << 20, 64, &error);
+		g_assert_no_error(error);
+		ours = json_to_string(node, FALSE);
+		theirs = json_to_string(expected, FALSE);
+		g_assert_cmpstr(ours, ==, theirs);
+		/* a parse that did not copy the tree is read-only, as json-glib's immutable one */
+		g_assert_true(json_node_is_immutable(node));
+	}
+}
+
+/* a string's first special byte at every place in and around the scan's vector blocks */
+static void
+test_json_string_special_every_place(void)
+{
+	const gchar *prefix = "{\"s\":\"";
+	gsize plen = strlen(prefix);
+
+	for (gsize at = 0; at < 700; at++) {
+		g_autoptr(GString) escaped = g_string_new(prefix);
+		g_autoptr(GString) control = NULL;
+		g_autoptr(GString) accent = NULL;
+		g_autoptr(GError) error = NULL;
+		g_autoptr(JsonNode) node = NULL;
+		g_autoptr(JsonNode) expected = NULL;
+		g_autofree gchar *where = NULL;
+
+		for (gsize i = 0; i < 700; i++) {
+			if (i == at)
+				g_string_append(escaped, "\\n");
+			else
+				g_string_append_c(escaped, (gchar)('a' + i % 26));
+		}
+		g_string_append(escaped, "\"}");
+		/* the escape replaced by a raw control character, or by a two-byte character */
+		control = g_string_new_len(escaped->str, (gssize)escaped->len);
+		g_string_erase(control, (gssize)(plen + at), 2);
+		g_string_insert_c(control, (gssize)(plen + at), '\001');
+		accent = g_string_new_len(escaped->str, (gssize)escaped->len);
+		g_string_erase(accent, (gssize)(plen + at), 2);
+		g_string_insert(accent, (gssize)(plen + at), "\xc3\xa9");
+
+		expected = test_json_glib_parse(escaped);
+		node = erpc_json_parse(escaped->str, escaped->len, 1 << 20, 64, &error);
+		g_assert_no_error(error);
+		g_assert_true(json_node_equal(node, expected));
+		g_clear_pointer(&node, json_node_unref);
+		g_clear_pointer(&expected, json_node_unref);
+
+		expected = test_json_glib_parse(accent);
+		node = erpc_json_parse(accent->str, accent->len, 1 << 20, 64, &error);
+		g_assert_no_error(error);
+		g_assert_true(json_node_equal(node, expected));
+		g_clear_pointer(&node, json_node_unref);
+
+		node = erpc_json_parse(control->str, control->len, 1 << 20, 64, &error);
+		g_assert_error(error, ERPC_ERROR, ERPC_ERROR_PARSE);
+		g_assert_null(node);
+		where = g_strdup_printf("column %" G_GSIZE_FORMAT, plen + at + 1);
+		g_assert_nonnull(strstr(error->message, "control character"));
+		g_assert_nonnull(strstr(error->message, where));
+	}
+}
+
 static void
 test_json_big_string_forged(void)
 {
@@ -1516,6 +1606,10 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/libexecrpc/json/parse/reuse", test_json_parse_reuse);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/nul", test_json_nul);
 	g_test_add_func("/execserverd/libexecrpc/json/parse/wide-numbers", test_json_wide_numbers);
+	g_test_add_func("/execserverd/libexecrpc/json/tree-as-json-glib",
+			test_json_tree_as_json_glib);
+	g_test_add_func("/execserverd/libexecrpc/json/string-special-every-place",
+			test_json_string_special_every_place);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/nul", test_json_big_string_nul);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/parse", test_json_big_string);
 	g_test_add_func("/execserverd/libexecrpc/json/big-string/forged-placeholder",

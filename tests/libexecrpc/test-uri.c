@@ -25,6 +25,12 @@ static const UriCase uri_cases[] = {
     {"plain", "file:///tmp/a", "/tmp/a", 0, NULL},
     {"localhost", "file://localhost/tmp/a", "/tmp/a", 0, NULL},
     {"dot-segments", "file:///tmp/./a/../b/", "/tmp/b", 0, NULL},
+    {"dot-segments-above-root", "file:///../a/../../..", "/", 0, NULL},
+    {"dot-segments-last", "file:///a/b/..", "/a", 0, NULL},
+    {"dot-segments-escaped", "file:///a/%2e%2E/b/%2e", "/b", 0, NULL},
+    {"empty-segments", "file:///a//b///", "/a/b", 0, NULL},
+    {"dots-in-names", "file:///a/.../..b/.c/", "/a/.../..b/.c", 0, NULL},
+    {"root", "file:///", "/", 0, NULL},
     {"escapes", "file:///tmp/a%20b%2Fc", "/tmp/a b/c", 0, NULL},
     /* a malformed escape is kept as it is */
     {"escape-bad", "file:///tmp/%zz", "/tmp/%zz", 0, NULL},
