@@ -290,6 +290,8 @@ erpc_base64_fail(const gchar *text, gsize len, GError **error)
  * CPU cache. The buffer's content is undefined on error.
  *
  * Returns: %TRUE on success, %FALSE with %ERPC_ERROR_INVALID_PARAMS
+ *
+ * Since: 0.1
  */
 gboolean
 erpc_base64_decode_to(const gchar *text, gsize len, guint8 *out, gsize *out_len, GError **error)
@@ -363,8 +365,13 @@ erpc_base64_decode_to(const gchar *text, gsize len, guint8 *out, gsize *out_len,
  * erpc_base64_decode_room:
  * @len: the length of a base64 text
  *
- * Returns: the size of the buffer erpc_base64_decode_to() needs for it,
- *   a little more than the decoded size (the vector loop writes beyond)
+ * How much room erpc_base64_decode_to() needs for @len bytes of text: a
+ * little more than the decoded size, because the vector loop writes whole
+ * blocks.
+ *
+ * Returns: the size of the buffer to give erpc_base64_decode_to()
+ *
+ * Since: 0.1
  */
 gsize
 erpc_base64_decode_room(gsize len)

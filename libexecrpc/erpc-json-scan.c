@@ -295,6 +295,8 @@ erpc_json_plain_map_add(ErpcJsonPlainMap *self, gsize offset, const gchar *data,
  * erpc_json_plain_map_free: (skip)
  * @self: (nullable): a #ErpcJsonPlainMap
  *
+ * Frees the map.
+ *
  * Since: 0.1
  */
 void

@@ -30,6 +30,14 @@ G_BEGIN_DECLS
 gboolean
 erpc_json_check(const gchar *data, gsize len, gsize max_size, guint max_depth, GError **error);
 
+/**
+ * ErpcJsonPlainMap: (skip)
+ *
+ * Which 64 KiB blocks of a message a transport saw holding only plain
+ * string bytes; see erpc_json_plain_map_new(). Opaque.
+ *
+ * Since: 0.1
+ */
 typedef struct _ErpcJsonPlainMap ErpcJsonPlainMap;
 
 ErpcJsonPlainMap *
