@@ -195,6 +195,22 @@ esd_fs_ops_decode_into(gint fd, const gchar *text, gsize len, GError **error)
 	return TRUE;
 }
 
+/* the content replaces the resolved target */
+static gboolean
+esd_fs_ops_write_target(EsdFsTarget *target, const gchar *text, gsize len, GError **error)
+{
+	g_autoptr(EsdFsReplace) replace = NULL;
+	g_autoptr(GError) error_local = NULL;
+
+	replace = esd_fs_replace_new(target, &error_local);
+	if (replace == NULL)
+		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
+	if (!esd_fs_ops_decode_into(esd_fs_replace_get_fd(replace), text, len, error))
+		return FALSE;
+	/* atomic (rename), not flushed: the protocol promises no durability */
+	return esd_fs_replace_commit(replace, FALSE, error);
+}
+
 /**
  * esd_fs_ops_write_file:
  * @path: an absolute path
@@ -218,18 +234,52 @@ esd_fs_ops_write_file(const gchar *path,
 		      GError **error)
 {
 	g_auto(EsdFsTarget) target = {.dirfd = -1};
-	g_autoptr(EsdFsReplace) replace = NULL;
 	g_autoptr(GError) error_local = NULL;
 
 	if (!esd_fs_target_resolve(path, follow, &target, &error_local))
 		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
-	replace = esd_fs_replace_new(&target, &error_local);
-	if (replace == NULL)
+	return esd_fs_ops_write_target(&target, text, len, error);
+}
+
+/**
+ * esd_fs_ops_write_file_direct:
+ * @path: an absolute path
+ * @text: the new content, strict padded base64
+ * @len: the length of @text
+ * @fallback: (out): set when the sandbox must decide instead: a symbolic
+ *   link on the way or at @path, or a directory that cannot be written
+ *   (where the content would be staged elsewhere)
+ * @error: return location for a #GError, or %NULL
+ *
+ * esd_fs_ops_write_file() for a sandboxed request run outside the sandbox
+ * (esd-fs-sandbox-direct.c): where it does not fall back, the outcome is
+ * the one a following write in the sandbox has.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_ops_write_file_direct(const gchar *path,
+			     const gchar *text,
+			     gsize len,
+			     gboolean *fallback,
+			     GError **error)
+{
+	g_auto(EsdFsTarget) target = {.dirfd = -1};
+	g_autoptr(GError) error_local = NULL;
+
+	*fallback = FALSE;
+	if (!esd_fs_target_resolve(path, FALSE, &target, &error_local)) {
+		if (esd_fs_error_is_symlink(error_local)) {
+			*fallback = TRUE;
+			return FALSE;
+		}
 		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
-	if (!esd_fs_ops_decode_into(esd_fs_replace_get_fd(replace), text, len, error))
+	}
+	if (faccessat(target.dirfd, ".", W_OK, AT_EACCESS) != 0) {
+		*fallback = TRUE;
 		return FALSE;
-	/* atomic (rename), not flushed: the protocol promises no durability */
-	return esd_fs_replace_commit(replace, FALSE, error);
+	}
+	return esd_fs_ops_write_target(&target, text, len, error);
 }
 
 static gboolean

@@ -17,6 +17,12 @@ esd_fs_ops_open_regular(const gchar *path, gboolean follow, struct stat *st, GEr
 GString *
 esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error);
 gboolean
+esd_fs_ops_write_file_direct(const gchar *path,
+			     const gchar *text,
+			     gsize len,
+			     gboolean *fallback,
+			     GError **error);
+gboolean
 esd_fs_ops_write_file(const gchar *path,
 		      gboolean follow,
 		      const gchar *text,

@@ -120,6 +120,22 @@ esd_fs_sandbox_helper_files(const gchar *helper)
 	return g_strdupv(cached);
 }
 
+/**
+ * esd_fs_sandbox_helper_ro_files:
+ *
+ * Returns: (transfer full) (nullable): the host files the sandboxed helper
+ *   is given, or %NULL when there is no helper to run
+ */
+gchar **
+esd_fs_sandbox_helper_ro_files(void)
+{
+	const gchar *helper = esd_fs_sandbox_helper_path();
+
+	if (!g_file_test(helper, G_FILE_TEST_IS_EXECUTABLE))
+		return NULL;
+	return esd_fs_sandbox_helper_files(helper);
+}
+
 /* PATH, HOME, and the daemon's debugging settings: nothing from the client */
 static gchar **
 esd_fs_sandbox_helper_envp(void)

@@ -8,6 +8,8 @@ G_BEGIN_DECLS
 
 const gchar *
 esd_fs_sandbox_helper_path(void);
+gchar **
+esd_fs_sandbox_helper_ro_files(void);
 gboolean
 esd_fs_sandbox_exec(ErpcSandbox *service,
 		    ErpcSandboxPolicy *policy,
