@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -505,15 +507,19 @@ test_preparation(Fx *fx)
 	disk_assert_missing(fx, "w/x");
 }
 
-/* a second daemon of the case's transport, with @env added */
+/* a second daemon of the case's transport, with @env added; @verbose logs its debug messages */
 static Conn *
-start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
+start_daemon_full(Fx *fx, const gchar *const *env, gboolean verbose, EsdTestDaemon **daemon)
 {
-	const gchar *const stdio_args[] = {"--listen", "stdio", NULL};
+	const gchar *const stdio_args[] = {"--listen", "stdio", verbose ? "--verbose" : NULL, NULL};
+	const gchar *const ws_args[] = {"--verbose", NULL};
 	g_autoptr(EsdTestWsClient) client = NULL;
 	Conn *conn;
 
-	*daemon = esd_test_daemon_new_full(fx->ws ? NULL : stdio_args, env, NULL, fx->ws);
+	*daemon = esd_test_daemon_new_full(fx->ws ? (verbose ? ws_args : NULL) : stdio_args,
+					   env,
+					   NULL,
+					   fx->ws);
 	if (fx->ws) {
 		client = esd_test_ws_client_new(esd_test_daemon_get_url(*daemon));
 		conn = conn_new(ESD_TEST_PEER(client), client);
@@ -522,6 +528,12 @@ start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
 	}
 	conn_initialize(fx, conn, NULL);
 	return conn;
+}
+
+static Conn *
+start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
+{
+	return start_daemon_full(fx, env, FALSE, daemon);
 }
 
 static void
@@ -678,6 +690,273 @@ test_symlink_race(Fx *fx)
 	g_free(flipper.denied);
 }
 
+/* how many lines of @daemon's log hold @needle */
+static guint
+log_count(EsdTestDaemon *daemon, const gchar *needle)
+{
+	const gchar *text = esd_test_daemon_get_stderr(daemon);
+	guint n = 0;
+
+	for (const gchar *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+#define LOG_DIRECT ": direct\n"
+#define LOG_HELPER "-DEBUG: sandboxed fs/"
+
+/* runs the main context until @daemon logged one more direct or helper run than @seen */
+static gboolean
+wait_for_run(EsdTestDaemon *daemon, guint seen)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+	while (log_count(daemon, LOG_DIRECT) + log_count(daemon, LOG_HELPER) <= seen) {
+		if (g_get_monotonic_time() > end)
+			g_error("the daemon logged no direct or sandboxed run");
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(1000);
+	}
+	return log_count(daemon, LOG_DIRECT) > 0;
+}
+
+typedef struct {
+	const gchar *method;
+	const gchar *params; /* without its closing brace: `sandbox` is added */
+	gboolean direct;     /* whether the daemon may answer it itself */
+	const gchar *made;   /* a path the request creates, compared and removed afterwards */
+} DirectRow;
+
+/* one row on @conn: the answer, and what it left at @row->made (removed) */
+static gchar *
+direct_row_run(Fx *fx, Conn *conn, const DirectRow *row, gchar **made)
+{
+	g_autofree gchar *params = g_strconcat(row->params, ",'sandbox':" POLICY "}", NULL);
+	JsonNode *reply = conn_call(fx, conn, row->method, params);
+	JsonNode *answer = esd_test_json_get(reply, "result");
+
+	if (answer == NULL)
+		answer = esd_test_json_get(reply, "error");
+	*made = NULL;
+	if (row->made != NULL) {
+		const gchar *path = fx_path(fx, row->made);
+		if (g_file_test(path, G_FILE_TEST_IS_DIR))
+			*made = g_strdup("a directory");
+		else if (!g_file_get_contents(path, made, NULL, NULL))
+			*made = g_strdup("nothing");
+		rm_rf(path);
+	}
+	return esd_test_json_to_string(answer);
+}
+
+/*
+ * The policy corpus, answered by a daemon that runs what it may itself
+ * and by one that sends every request to the sandboxed helper
+ * (ESD_FS_DIRECT=0): the same answers and the same files, and the first
+ * one ran exactly the rows marked direct without a helper. Symbolic links
+ * on the way are followed by the helper only; a hidden host path (the
+ * user bus under XDG_RUNTIME_DIR), a protected name, a denied path, the
+ * read-only root and /dev go to the helper; a file without permissions
+ * is refused alike, also to root (the helper has no capabilities).
+ */
+static void
+test_direct_same_answers(Fx *fx)
+{
+	const DirectRow rows[] = {
+	    {"fs/readFile", "{'path':@{f}", TRUE},
+	    {"fs/readFile", "{'path':@{w/a}", TRUE},
+	    {"fs/readFile", "{'path':@{missing}", TRUE},
+	    {"fs/readFile", "{'path':@{d}", TRUE},
+	    {"fs/readFile", "{'path':@{w/noread}", TRUE},
+	    {"fs/readFile", "{'path':@{w/.git/config}", TRUE},
+	    {"fs/readFile", "{'path':@{secret/s.txt}", FALSE},
+	    {"fs/readFile", "{'path':@{w/link}", FALSE},
+	    {"fs/readFile", "{'path':@{w/link},'followSymlinks':false", FALSE},
+	    {"fs/readFile", "{'path':@{dlink/a}", FALSE},
+	    {"fs/readFile", "{'path':@{w/slink}", FALSE},
+	    {"fs/readFile", "{'path':@{run/bus}", FALSE},
+	    {"fs/readFile", "{'path':'file:///dev/null'", FALSE},
+	    {"fs/getMetadata", "{'path':@{f}", TRUE},
+	    {"fs/getMetadata", "{'path':@{w/sub}", TRUE},
+	    {"fs/getMetadata", "{'path':@{missing}", TRUE},
+	    {"fs/getMetadata", "{'path':@{w/link}", FALSE},
+	    {"fs/getMetadata", "{'path':@{secret/s.txt}", FALSE},
+	    {"fs/writeFile", "{'path':@{w/new},'dataBase64':'bmV3'", TRUE, "w/new"},
+	    {"fs/writeFile", "{'path':@{w/new},'dataBase64':'bm!3'", TRUE, "w/new"},
+	    {"fs/writeFile", "{'path':@{w/sub/b},'dataBase64':'bmV3'", TRUE, "w/sub/b"},
+	    {"fs/writeFile", "{'path':@{w/sub},'dataBase64':'bmV3'", TRUE},
+	    {"fs/writeFile", "{'path':@{w/none/x},'dataBase64':'bmV3'", TRUE},
+	    {"fs/writeFile", "{'path':@{w/rodir/x},'dataBase64':'bmV3'", FALSE, "w/rodir/x"},
+	    {"fs/writeFile", "{'path':@{f},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w/.git/config},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w/.codex/x},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w/link},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{lone},'dataBase64':'bmV3'", FALSE},
+	    {"fs/createDirectory", "{'path':@{w/newdir}", TRUE, "w/newdir"},
+	    {"fs/createDirectory", "{'path':@{w/sub}", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/sub},'recursive':false", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/a}", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/none/x},'recursive':false", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/deep/er}", FALSE, "w/deep"},
+	    {"fs/createDirectory", "{'path':@{w/dirlink/x}", FALSE, "w/sub/x"},
+	    {"fs/createDirectory", "{'path':@{d/x}", FALSE},
+	};
+	g_autofree gchar *runtime = NULL;
+	const gchar *direct_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL, NULL};
+	const gchar *helper_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local",
+				     "ESD_FS_DIRECT=0",
+				     NULL,
+				     NULL};
+	EsdTestDaemon *direct_daemon = NULL;
+	EsdTestDaemon *helper_daemon = NULL;
+	Conn *direct_conn;
+	Conn *helper_conn;
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "d/a", "a");
+	disk_put(fx, "w/a", "wa");
+	disk_put(fx, "w/sub/b", "b");
+	disk_put(fx, "w/noread", "unreadable");
+	disk_put(fx, "w/.git/config", "[core]");
+	disk_put(fx, "w/rodir/keep", "k");
+	disk_put(fx, "secret/s.txt", "SECRET");
+	disk_put(fx, "run/bus", "BUS");
+	disk_symlink(fx, fx_path(fx, "w/a"), "w/link");
+	disk_symlink(fx, fx_path(fx, "secret/s.txt"), "w/slink");
+	disk_symlink(fx, fx_path(fx, "d"), "dlink");
+	disk_symlink(fx, fx_path(fx, "w/sub"), "w/dirlink");
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/noread"), 0), ==, 0);
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/rodir"), 0555), ==, 0);
+	runtime = g_strconcat("XDG_RUNTIME_DIR=", fx_path(fx, "run"), NULL);
+	direct_env[1] = runtime;
+	helper_env[2] = runtime;
+	direct_conn = start_daemon_full(fx, direct_env, TRUE, &direct_daemon);
+	helper_conn = start_daemon_full(fx, helper_env, TRUE, &helper_daemon);
+
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		g_autofree gchar *want_made = NULL;
+		g_autofree gchar *got_made = NULL;
+		g_autofree gchar *want = direct_row_run(fx, helper_conn, &rows[i], &want_made);
+		guint seen =
+		    log_count(direct_daemon, LOG_DIRECT) + log_count(direct_daemon, LOG_HELPER);
+		guint direct_before = log_count(direct_daemon, LOG_DIRECT);
+		g_autofree gchar *got = direct_row_run(fx, direct_conn, &rows[i], &got_made);
+		gboolean was_direct;
+
+		wait_for_run(direct_daemon, seen);
+		was_direct = log_count(direct_daemon, LOG_DIRECT) > direct_before;
+		if (g_strcmp0(want, got) != 0 || g_strcmp0(want_made, got_made) != 0 ||
+		    was_direct != rows[i].direct)
+			g_error("%s %s:\n  helper: %s, left %s\n  daemon: %s, left %s, %s",
+				rows[i].method,
+				rows[i].params,
+				want,
+				want_made,
+				got,
+				got_made,
+				was_direct ? "direct" : "through the helper");
+		/* the helper daemon never ran a request itself */
+		g_assert_cmpuint(log_count(helper_daemon, LOG_DIRECT), ==, 0);
+	}
+	disk_assert_content(fx, "secret/s.txt", "SECRET", -1);
+	disk_assert_content(fx, "f", "data", -1);
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/rodir"), 0755), ==, 0);
+	stop_daemon(fx, direct_conn, direct_daemon);
+	stop_daemon(fx, helper_conn, helper_daemon);
+}
+
+typedef struct {
+	gchar *dir;
+	gchar *other;
+	gint stop;
+	guint swaps;
+} Swapper;
+
+/* exchanges a directory of the write root with a link to the denied directory, in a loop */
+static gpointer
+swapper_thread(gpointer data)
+{
+	Swapper *swapper = data;
+
+	while (!g_atomic_int_get(&swapper->stop)) {
+		if (renameat2(AT_FDCWD, swapper->dir, AT_FDCWD, swapper->other, RENAME_EXCHANGE) !=
+		    0)
+			g_error("exchanging: %s", g_strerror(errno));
+		swapper->swaps++;
+	}
+	return NULL;
+}
+
+/*
+ * A directory on the way swapped for a link to the denied directory while
+ * requests that the daemon runs itself go through it: the link is met at
+ * the time of the operation, and the request goes to the helper, which
+ * follows it into the sandbox's view of the denied directory. The denied
+ * file is never read nor written.
+ */
+static void
+test_direct_swapped(Fx *fx)
+{
+	const gchar *const env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL};
+	Swapper swapper = {0};
+	EsdTestDaemon *daemon = NULL;
+	GThread *thread;
+	Conn *conn;
+	guint read_ok = 0;
+	guint refused = 0;
+	guint written = 0;
+
+	disk_put(fx, "w/dir/s.txt", "allowed");
+	disk_put(fx, "secret/s.txt", "SECRET");
+	disk_symlink(fx, fx_path(fx, "secret"), "w/other");
+	swapper.dir = g_strdup(fx_path(fx, "w/dir"));
+	swapper.other = g_strdup(fx_path(fx, "w/other"));
+	conn = start_daemon_full(fx, env, TRUE, &daemon);
+	thread = g_thread_new("swapper", swapper_thread, &swapper);
+	for (guint i = 0; i < 300; i++) {
+		g_autoptr(GBytes) got = NULL;
+		gint64 code = 0;
+
+		got = fx_read(fx, conn, "{'path':@{w/dir/s.txt},'sandbox':" POLICY "}", &code);
+		if (got != NULL) {
+			g_assert_cmpmem(g_bytes_get_data(got, NULL),
+					g_bytes_get_size(got),
+					"allowed",
+					7);
+			read_ok++;
+		} else {
+			refused++;
+		}
+		if (i % 3 == 0) {
+			JsonNode *reply =
+			    conn_call(fx,
+				      conn,
+				      "fs/writeFile",
+				      "{'path':@{w/dir/s.txt},'dataBase64':'YWxsb3dlZA==',"
+				      "'sandbox':" POLICY "}");
+			if (esd_test_json_get(reply, "result") != NULL)
+				written++;
+		}
+	}
+	g_atomic_int_set(&swapper.stop, 1);
+	g_thread_join(thread);
+	conn_sync(fx, conn);
+	g_printerr("%u swaps; %u reads, %u refused, %u writes; %u direct, %u through the helper\n",
+		   swapper.swaps,
+		   read_ok,
+		   refused,
+		   written,
+		   log_count(daemon, LOG_DIRECT),
+		   log_count(daemon, LOG_HELPER));
+	g_assert_cmpuint(swapper.swaps, >, 0);
+	g_assert_cmpuint(log_count(daemon, LOG_DIRECT), >, 0);
+	disk_assert_content(fx, "secret/s.txt", "SECRET", -1);
+	stop_daemon(fx, conn, daemon);
+	g_free(swapper.dir);
+	g_free(swapper.other);
+}
+
 static const CaseDef cases[] = {
     {"sandbox/read-only-root", test_read_only_root, CASE_SANDBOX},
     {"sandbox/deny", test_deny, CASE_SANDBOX},
@@ -690,6 +969,8 @@ static const CaseDef cases[] = {
     {"sandbox/preparation", test_preparation, CASE_SANDBOX},
     {"sandbox/fail-closed", test_fail_closed, CASE_NONE},
     {"sandbox/symlink-race", test_symlink_race, CASE_SANDBOX | CASE_BIG},
+    {"sandbox/direct-same-answers", test_direct_same_answers, CASE_SANDBOX},
+    {"sandbox/direct-swapped", test_direct_swapped, CASE_SANDBOX | CASE_BIG},
 };
 
 int
