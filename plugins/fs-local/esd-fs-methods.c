@@ -137,6 +137,7 @@ esd_fs_methods_check_sandbox_direct(gpointer plugin,
 				    const EsdFsSandboxBlob *blob,
 				    const gchar *path,
 				    ErpcSandboxAccess access,
+				    ErpcSandboxDirectFlags flags,
 				    EsdFsDirect *direct)
 {
 	g_autoptr(ErpcSandboxPolicy) policy = NULL;
@@ -148,7 +149,7 @@ esd_fs_methods_check_sandbox_direct(gpointer plugin,
 		return FALSE;
 	if (policy == NULL)
 		return TRUE;
-	if (esd_fs_direct_check(service, policy, path, access, ERPC_SANDBOX_DIRECT_NONE)) {
+	if (esd_fs_direct_check(service, policy, path, access, flags)) {
 		direct->service = service;
 		direct->policy = g_steal_pointer(&policy);
 		return TRUE;
@@ -218,6 +219,7 @@ esd_fs_methods_read_file(ErpcCall *call, JsonObject *params, gpointer user_data)
 						 NULL,
 						 path,
 						 ERPC_SANDBOX_ACCESS_READ,
+						 ERPC_SANDBOX_DIRECT_NONE,
 						 &direct))
 		return;
 	if (direct.policy != NULL) {
@@ -287,10 +289,11 @@ esd_fs_methods_write_file(ErpcCall *call, JsonObject *params, gpointer user_data
 						 &blob,
 						 path,
 						 ERPC_SANDBOX_ACCESS_WRITE,
+						 ERPC_SANDBOX_DIRECT_NONE,
 						 &direct))
 		return;
 	if (direct.policy != NULL) {
-		esd_fs_direct_write_file(call, &direct, params, &blob, path);
+		esd_fs_direct_write_file(call, &direct, &blob, path);
 		return;
 	}
 	/* the text stays in the request's frame, which the call keeps alive */
@@ -324,6 +327,7 @@ esd_fs_methods_create_directory(ErpcCall *call, JsonObject *params, gpointer use
 						 NULL,
 						 path,
 						 ERPC_SANDBOX_ACCESS_WRITE,
+						 ERPC_SANDBOX_DIRECT_NONE,
 						 &direct))
 		return;
 	if (direct.policy != NULL) {
@@ -358,6 +362,7 @@ esd_fs_methods_get_metadata(ErpcCall *call, JsonObject *params, gpointer user_da
 						 NULL,
 						 path,
 						 ERPC_SANDBOX_ACCESS_READ,
+						 ERPC_SANDBOX_DIRECT_NONE,
 						 &direct))
 		return;
 	out = g_string_sized_new(160);
@@ -410,13 +415,25 @@ esd_fs_methods_read_directory(ErpcCall *call, JsonObject *params, gpointer user_
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 
 	if (!esd_fs_methods_parse_path(call, params, &path, NULL, &error)) {
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_READ,
+						 ERPC_SANDBOX_DIRECT_TREE,
+						 &direct))
 		return;
+	if (direct.policy != NULL) {
+		esd_fs_direct_read_directory(call, &direct, path);
+		return;
+	}
 	esd_fs_job_run(call, esd_fs_methods_read_directory_thread, g_steal_pointer(&path), g_free);
 }
 

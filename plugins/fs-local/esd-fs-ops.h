@@ -36,5 +36,10 @@ gboolean
 esd_fs_ops_canonicalize(const gchar *path, GString *out, GError **error);
 GString *
 esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError **error);
+GString *
+esd_fs_ops_read_directory_direct(const gchar *path,
+				 gboolean *fallback,
+				 GCancellable *cancellable,
+				 GError **error);
 
 G_END_DECLS

@@ -286,18 +286,26 @@ esd_fs_direct_create_directory(const gchar *path,
 	return ok;
 }
 
+/* what a direct job does in its worker: a result, or NULL with an error or *fallback */
+typedef GString *(*EsdFsDirectFunc)(gpointer data,
+				    gboolean *fallback,
+				    GCancellable *cancellable,
+				    GError **error);
+
 typedef struct {
 	ErpcCall *call;
 	EsdFsDirect direct;
+	const EsdFsSandboxBlob *blob; /* NULL, or &own_blob */
+	EsdFsSandboxBlob own_blob;    /* borrowed from the call's frame */
+	EsdFsDirectFunc func;
 	gchar *path;
-	EsdFsSandboxBlob blob; /* borrowed from the call's frame */
 	gboolean fallback;
-} EsdFsDirectWrite;
+} EsdFsDirectJob;
 
 static void
-esd_fs_direct_write_free(gpointer data)
+esd_fs_direct_job_free(gpointer data)
 {
-	EsdFsDirectWrite *job = data;
+	EsdFsDirectJob *job = data;
 
 	g_object_unref(job->call);
 	esd_fs_direct_clear(&job->direct);
@@ -306,61 +314,105 @@ esd_fs_direct_write_free(gpointer data)
 }
 
 static void
-esd_fs_direct_write_thread(GTask *task,
-			   gpointer source_object,
-			   gpointer task_data,
-			   GCancellable *cancellable)
+esd_fs_direct_string_free(gpointer data)
 {
-	EsdFsDirectWrite *job = task_data;
+	g_string_free(data, TRUE);
+}
+
+static void
+esd_fs_direct_job_thread(GTask *task,
+			 gpointer source_object,
+			 gpointer task_data,
+			 GCancellable *cancellable)
+{
+	EsdFsDirectJob *job = task_data;
 	GError *error = NULL;
+	GString *result;
 	EsdFsCaps caps;
-	gboolean ok;
 
 	if (!esd_fs_caps_drop(&caps)) {
 		job->fallback = TRUE;
-		g_task_return_boolean(task, FALSE);
+		g_task_return_pointer(task, NULL, NULL);
 		return;
 	}
-	ok = esd_fs_ops_write_file_direct(job->path,
-					  job->blob.text,
-					  job->blob.len,
-					  &job->fallback,
-					  &error);
+	result = job->func(job, &job->fallback, cancellable, &error);
 	esd_fs_caps_restore(&caps);
-	if (!ok && !job->fallback) {
+	if (result == NULL && !job->fallback) {
 		g_task_return_error(task, error);
 		return;
 	}
 	g_clear_error(&error);
-	g_task_return_boolean(task, ok);
+	g_task_return_pointer(task, result, esd_fs_direct_string_free);
 }
 
 static void
-esd_fs_direct_write_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_data)
+esd_fs_direct_job_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_data)
 {
-	EsdFsDirectWrite *job = g_task_get_task_data(G_TASK(res));
+	EsdFsDirectJob *job = g_task_get_task_data(G_TASK(res));
 	g_autoptr(GError) error = NULL;
+	GString *result = g_task_propagate_pointer(G_TASK(res), &error);
 	JsonNode *params;
 
-	if (g_task_propagate_boolean(G_TASK(res), &error)) {
-		esd_fs_direct_counted("fs/writeFile");
-		erpc_call_return_raw(job->call, "{}");
+	if (result != NULL) {
+		esd_fs_direct_counted(erpc_call_get_method(job->call));
+		erpc_call_return_gstring(job->call, result);
 		return;
 	}
 	if (!job->fallback) {
-		esd_fs_direct_counted("fs/writeFile");
+		esd_fs_direct_counted(erpc_call_get_method(job->call));
 		erpc_call_return_error(job->call, error);
 		return;
 	}
 	params = erpc_call_get_params(job->call);
-	esd_fs_direct_fallback(job->call, &job->direct, json_node_get_object(params), &job->blob);
+	esd_fs_direct_fallback(job->call, &job->direct, json_node_get_object(params), job->blob);
+}
+
+static void
+esd_fs_direct_job_run(ErpcCall *call,
+		      EsdFsDirect *direct,
+		      const EsdFsSandboxBlob *blob,
+		      const gchar *path,
+		      EsdFsDirectFunc func)
+{
+	g_autoptr(GTask) task = NULL;
+	EsdFsDirectJob *job = g_new0(EsdFsDirectJob, 1);
+
+	job->call = g_object_ref(call);
+	job->direct = *direct;
+	direct->policy = NULL;
+	if (blob != NULL) {
+		job->own_blob = *blob;
+		job->blob = &job->own_blob;
+	}
+	job->path = g_strdup(path);
+	job->func = func;
+	task = g_task_new(NULL, erpc_call_get_cancellable(call), esd_fs_direct_job_done_cb, NULL);
+	g_task_set_source_tag(task, esd_fs_direct_job_run);
+	g_task_set_task_data(task, job, esd_fs_direct_job_free);
+	g_task_run_in_thread(task, esd_fs_direct_job_thread);
+}
+
+static GString *
+esd_fs_direct_write_func(gpointer data,
+			 gboolean *fallback,
+			 GCancellable *cancellable,
+			 GError **error)
+{
+	EsdFsDirectJob *job = data;
+
+	if (!esd_fs_ops_write_file_direct(job->path,
+					  job->own_blob.text,
+					  job->own_blob.len,
+					  fallback,
+					  error))
+		return NULL;
+	return g_string_new("{}");
 }
 
 /**
  * esd_fs_direct_write_file:
  * @call: a sandboxed fs/writeFile, answered by this function or later
  * @direct: what esd_fs_direct_check() allowed; taken over
- * @params: its params
  * @blob: its `dataBase64`, in the call's frame
  * @path: its path
  *
@@ -370,20 +422,35 @@ esd_fs_direct_write_done_cb(GObject *source_object, GAsyncResult *res, gpointer 
 void
 esd_fs_direct_write_file(ErpcCall *call,
 			 EsdFsDirect *direct,
-			 JsonObject *params,
 			 const EsdFsSandboxBlob *blob,
 			 const gchar *path)
 {
-	g_autoptr(GTask) task = NULL;
-	EsdFsDirectWrite *job = g_new0(EsdFsDirectWrite, 1);
+	esd_fs_direct_job_run(call, direct, blob, path, esd_fs_direct_write_func);
+}
 
-	job->call = g_object_ref(call);
-	job->direct = *direct;
-	direct->policy = NULL;
-	job->path = g_strdup(path);
-	job->blob = *blob;
-	task = g_task_new(NULL, erpc_call_get_cancellable(call), esd_fs_direct_write_done_cb, NULL);
-	g_task_set_source_tag(task, esd_fs_direct_write_file);
-	g_task_set_task_data(task, job, esd_fs_direct_write_free);
-	g_task_run_in_thread(task, esd_fs_direct_write_thread);
+static GString *
+esd_fs_direct_list_func(gpointer data,
+			gboolean *fallback,
+			GCancellable *cancellable,
+			GError **error)
+{
+	EsdFsDirectJob *job = data;
+
+	return esd_fs_ops_read_directory_direct(job->path, fallback, cancellable, error);
+}
+
+/**
+ * esd_fs_direct_read_directory:
+ * @call: a sandboxed fs/readDirectory, answered by this function or later
+ * @direct: what esd_fs_direct_check() allowed for the tree; taken over
+ * @path: its path
+ *
+ * Lists the directory in a worker thread outside the sandbox, or hands the
+ * request to the sandboxed helper when a link is on the way or among the
+ * entries.
+ */
+void
+esd_fs_direct_read_directory(ErpcCall *call, EsdFsDirect *direct, const gchar *path)
+{
+	esd_fs_direct_job_run(call, direct, NULL, path, esd_fs_direct_list_func);
 }

@@ -40,8 +40,9 @@ esd_fs_direct_create_directory(const gchar *path,
 void
 esd_fs_direct_write_file(ErpcCall *call,
 			 EsdFsDirect *direct,
-			 JsonObject *params,
 			 const EsdFsSandboxBlob *blob,
 			 const gchar *path);
+void
+esd_fs_direct_read_directory(ErpcCall *call, EsdFsDirect *direct, const gchar *path);
 
 G_END_DECLS

@@ -756,7 +756,9 @@ direct_row_run(Fx *fx, Conn *conn, const DirectRow *row, gchar **made)
  * one ran exactly the rows marked direct without a helper. Symbolic links
  * on the way are followed by the helper only; a hidden host path (the
  * user bus under XDG_RUNTIME_DIR), a protected name, a denied path, the
- * read-only root and /dev go to the helper; a file without permissions
+ * read-only root and /dev go to the helper, and so do listings of
+ * directories with mounts of the sandbox below (a write root with its
+ * protected names) or with links among the entries; a file without permissions
  * is refused alike, also to root (the helper has no capabilities).
  */
 static void
@@ -781,6 +783,15 @@ test_direct_same_answers(Fx *fx)
 	    {"fs/getMetadata", "{'path':@{missing}", TRUE},
 	    {"fs/getMetadata", "{'path':@{w/link}", FALSE},
 	    {"fs/getMetadata", "{'path':@{secret/s.txt}", FALSE},
+	    {"fs/readDirectory", "{'path':@{d}", TRUE},
+	    {"fs/readDirectory", "{'path':@{w/sub}", TRUE},
+	    {"fs/readDirectory", "{'path':@{f}", TRUE},
+	    {"fs/readDirectory", "{'path':@{missing}", TRUE},
+	    {"fs/readDirectory", "{'path':@{w}", FALSE},
+	    {"fs/readDirectory", "{'path':@{}", FALSE},
+	    {"fs/readDirectory", "{'path':@{secret}", FALSE},
+	    {"fs/readDirectory", "{'path':@{dlink}", FALSE},
+	    {"fs/readDirectory", "{'path':@{e}", FALSE},
 	    {"fs/writeFile", "{'path':@{w/new},'dataBase64':'bmV3'", TRUE, "w/new"},
 	    {"fs/writeFile", "{'path':@{w/new},'dataBase64':'bm!3'", TRUE, "w/new"},
 	    {"fs/writeFile", "{'path':@{w/sub/b},'dataBase64':'bmV3'", TRUE, "w/sub/b"},
@@ -826,6 +837,8 @@ test_direct_same_answers(Fx *fx)
 	disk_symlink(fx, fx_path(fx, "secret/s.txt"), "w/slink");
 	disk_symlink(fx, fx_path(fx, "d"), "dlink");
 	disk_symlink(fx, fx_path(fx, "w/sub"), "w/dirlink");
+	disk_mkdir(fx, "e");
+	disk_symlink(fx, "../f", "e/l");
 	g_assert_cmpint(g_chmod(fx_path(fx, "w/noread"), 0), ==, 0);
 	g_assert_cmpint(g_chmod(fx_path(fx, "w/rodir"), 0555), ==, 0);
 	runtime = g_strconcat("XDG_RUNTIME_DIR=", fx_path(fx, "run"), NULL);
