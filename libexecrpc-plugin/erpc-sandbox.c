@@ -494,6 +494,7 @@ struct _ErpcSandboxChild {
 	gint status;
 	gpointer data;
 	GDestroyNotify cleanup;
+	gboolean host_mount_points;
 };
 
 G_DEFINE_BOXED_TYPE(ErpcSandboxChild,
@@ -580,6 +581,35 @@ erpc_sandbox_child_unref(ErpcSandboxChild *self)
 	erpc_sandbox_child_reap(self);
 	g_mutex_clear(&self->lock);
 	g_free(self);
+}
+
+/* for the daemon: whether the sandbox made mount points on the host */
+void
+erpc_sandbox_child_set_host_mount_points(ErpcSandboxChild *self, gboolean host_mount_points)
+{
+	g_return_if_fail(self != NULL);
+	self->host_mount_points = host_mount_points;
+}
+
+/**
+ * erpc_sandbox_child_has_host_mount_points:
+ * @self: a child
+ *
+ * Whether the sandbox made mount points on the host for its masks (a
+ * missing protected name in a writable directory, a missing denied path):
+ * empty files or directories that other programs see until the child has
+ * been reaped, when they are removed. A plugin keeping a sandboxed helper
+ * running past one request should not keep such a child.
+ *
+ * Returns: %TRUE if @self left mount points on the host
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_sandbox_child_has_host_mount_points(ErpcSandboxChild *self)
+{
+	g_return_val_if_fail(self != NULL, TRUE);
+	return self->host_mount_points;
 }
 
 /**

@@ -177,6 +177,8 @@ void
 erpc_sandbox_child_unref(ErpcSandboxChild *self);
 GPid
 erpc_sandbox_child_get_pid(ErpcSandboxChild *self);
+gboolean
+erpc_sandbox_child_has_host_mount_points(ErpcSandboxChild *self);
 void
 erpc_sandbox_child_kill(ErpcSandboxChild *self);
 gboolean

@@ -193,6 +193,8 @@ esd_sandbox_host_spawn(ErpcSandbox *sandbox,
 	const EsdSandboxPolicy *own =
 	    esd_sandbox_host_get_policy(ESD_SANDBOX_HOST(sandbox), policy);
 	g_autoptr(EsdSandboxLaunch) launch = NULL;
+	ErpcSandboxChild *child;
+	gboolean mount_points;
 	GPid pid = 0;
 
 	if (own == NULL || !esd_sandbox_policy_is_isolated(own)) {
@@ -208,9 +210,12 @@ esd_sandbox_host_spawn(ErpcSandbox *sandbox,
 	if (!esd_sandbox_host_start(launch, command, &pid, error))
 		return NULL;
 	esd_sandbox_launch_spawned(launch);
-	return erpc_sandbox_child_new(pid,
-				      g_steal_pointer(&launch),
-				      (GDestroyNotify)esd_sandbox_launch_free);
+	mount_points = esd_sandbox_launch_leaves_mount_points(launch);
+	child = erpc_sandbox_child_new(pid,
+				       g_steal_pointer(&launch),
+				       (GDestroyNotify)esd_sandbox_launch_free);
+	erpc_sandbox_child_set_host_mount_points(child, mount_points);
+	return child;
 }
 
 static void

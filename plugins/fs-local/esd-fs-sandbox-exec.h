@@ -19,4 +19,15 @@ esd_fs_sandbox_exec(ErpcSandbox *service,
 		    GCancellable *cancellable,
 		    GError **error);
 
+ErpcSandboxChild *
+esd_fs_sandbox_spawn_server(ErpcSandbox *service,
+			    ErpcSandboxPolicy *policy,
+			    gint handoff_fd,
+			    gint *in_fd,
+			    gint *out_fd,
+			    gint *err_fd,
+			    GError **error);
+void
+esd_fs_sandbox_describe_failure(gint status, GString *stderr_text, GError **error);
+
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -970,6 +971,250 @@ test_direct_swapped(Fx *fx)
 	g_free(swapper.other);
 }
 
+/* read-only with a deny glob: never run in the daemon, and no mount point on the host */
+#define GLOB_POLICY                                                                                \
+	SANDBOX(ROOT_READ                                                                          \
+		",{'path':{'type':'glob_pattern','pattern':'%{**/*.env}'},'access':'deny'}")
+
+/* warm helpers of @daemon still running: processes below it running `esd-fs-helper --serve` */
+static guint
+count_warm_helpers(GPid daemon_pid)
+{
+	g_autoptr(GDir) proc = g_dir_open("/proc", 0, NULL);
+	const gchar *name;
+	guint n = 0;
+
+	while ((name = g_dir_read_name(proc)) != NULL) {
+		g_autofree gchar *cmdline_path = g_strdup_printf("/proc/%s/cmdline", name);
+		g_autofree gchar *cmdline = NULL;
+		gsize len = 0;
+		gint pid = atoi(name);
+
+		if (pid <= 0 || !g_file_get_contents(cmdline_path, &cmdline, &len, NULL) ||
+		    g_strstr_len(cmdline, (gssize)len, "esd-fs-helper") == NULL)
+			continue;
+		/* argv is NUL-separated: look for the word */
+		for (gsize i = 0; i + strlen("--serve") <= len; i++) {
+			if (memcmp(cmdline + i, "--serve", strlen("--serve")) != 0)
+				continue;
+			/* below the daemon? */
+			for (gint up = pid; up > 1;) {
+				g_autofree gchar *stat_path = g_strdup_printf("/proc/%d/stat", up);
+				g_autofree gchar *stat = NULL;
+				const gchar *paren;
+				if (!g_file_get_contents(stat_path, &stat, NULL, NULL) ||
+				    (paren = strrchr(stat, ')')) == NULL)
+					break;
+				up = atoi(paren + 4);
+				if (up == daemon_pid) {
+					n++;
+					break;
+				}
+			}
+			break;
+		}
+	}
+	return n;
+}
+
+/* runs the main context until @daemon logged @n lines with @needle, or fails after 5 s */
+static void
+wait_log(EsdTestDaemon *daemon, const gchar *needle, guint n)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+	while (log_count(daemon, needle) < n) {
+		if (g_get_monotonic_time() > end)
+			g_error("the daemon logged %u lines with \"%s\", not %u",
+				log_count(daemon, needle),
+				needle,
+				n);
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(1000);
+	}
+	g_assert_cmpuint(log_count(daemon, needle), ==, n);
+}
+
+/* runs the main context until @daemon has no warm helper left, or fails after 10 s */
+static void
+wait_no_warm_helpers(EsdTestDaemon *daemon)
+{
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	GPid pid = esd_test_daemon_get_pid(daemon);
+
+	while (count_warm_helpers(pid) > 0) {
+		if (g_get_monotonic_time() > end)
+			g_error("a warm helper is still running");
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(10000);
+	}
+}
+
+/*
+ * Requests the daemon cannot run itself go to one warm helper per policy
+ * and connection: one start for many requests, handles included; an idle
+ * helper ends after --fs-sandbox-helper-idle, and every helper ends with
+ * its connection. A policy whose sandbox makes mount points on the host
+ * gets a helper per request instead: nothing is left there between
+ * requests.
+ */
+static void
+test_warm(Fx *fx)
+{
+	const gchar *const env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL};
+	const gchar *const stdio_args[] =
+	    {"--listen", "stdio", "--verbose", "--fs-sandbox-helper-idle", "2", NULL};
+	const gchar *const ws_args[] = {"--verbose", "--fs-sandbox-helper-idle", "2", NULL};
+	g_autoptr(EsdTestWsClient) client = NULL;
+	EsdTestDaemon *daemon;
+	Conn *conn;
+	GPid pid;
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "a.env", "SECRET");
+	disk_put(fx, "w/x", "x");
+	daemon = esd_test_daemon_new_full(fx->ws ? ws_args : stdio_args, env, NULL, fx->ws);
+	if (fx->ws) {
+		client = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+		conn = conn_new(ESD_TEST_PEER(client), client);
+	} else {
+		conn = conn_new(ESD_TEST_PEER(daemon), NULL);
+	}
+	conn_initialize(fx, conn, NULL);
+	pid = esd_test_daemon_get_pid(daemon);
+
+	for (guint i = 0; i < 5; i++) {
+		conn_expect(fx,
+			    conn,
+			    "fs/readFile",
+			    "{'path':@{f},'sandbox':" GLOB_POLICY "}",
+			    "{'dataBase64':'ZGF0YQ=='}");
+		conn_fail(fx,
+			  conn,
+			  "fs/readFile",
+			  "{'path':@{a.env},'sandbox':" GLOB_POLICY "}",
+			  -32600,
+			  EACCES_TEXT);
+	}
+	conn_expect(fx,
+		    conn,
+		    "fs/open",
+		    "{'handleId':'r','path':@{f},'sandbox':" GLOB_POLICY "}",
+		    "{'handleId':'r'}");
+	conn_expect(fx,
+		    conn,
+		    "fs/open",
+		    "{'handleId':'q','path':@{f},'sandbox':" GLOB_POLICY "}",
+		    "{'handleId':'q'}");
+	conn_expect(fx,
+		    conn,
+		    "fs/readBlock",
+		    "{'handleId':'r','offset':1,'len':10}",
+		    "{'chunk':'YXRh','eof':true}");
+	conn_expect(fx,
+		    conn,
+		    "fs/readBlock",
+		    "{'handleId':'q','offset':0,'len':2}",
+		    "{'chunk':'ZGE=','eof':false}");
+	conn_expect(fx, conn, "fs/close", "{'handleId':'r'}", "{}");
+	conn_expect(fx, conn, "fs/close", "{'handleId':'q'}", "{}");
+	conn_sync(fx, conn);
+	wait_log(daemon, " (warm)\n", 12);
+	g_assert_cmpuint(log_count(daemon, "started a warm fs helper\n"), ==, 1);
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 1);
+
+	/* idle: ended after 2 s; the next request starts another one */
+	wait_no_warm_helpers(daemon);
+	wait_log(daemon, "ending a warm fs helper\n", 1);
+	conn_expect(fx,
+		    conn,
+		    "fs/readFile",
+		    "{'path':@{f},'sandbox':" GLOB_POLICY "}",
+		    "{'dataBase64':'ZGF0YQ=='}");
+	wait_log(daemon, "started a warm fs helper\n", 2);
+
+	/* a sandbox with masks on the host (w/.git and the others): one request each */
+	for (guint i = 0; i < 2; i++) {
+		conn_expect(fx,
+			    conn,
+			    "fs/readFile",
+			    "{'path':@{w/x},'sandbox':" SANDBOX(
+				ROOT_READ "," ENTRY("w", "write") ",{'path':{'type':'glob_pattern',"
+								  "'pattern':'%{**/*.env}'},"
+								  "'access':'deny'}") "}",
+			    "{'dataBase64':'eA=='}");
+		disk_assert_missing(fx, "w/.git");
+		disk_assert_missing(fx, "w/.codex");
+	}
+	wait_log(daemon, "started a warm fs helper for one request\n", 2);
+
+	/* with the connection */
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 1);
+	if (fx->ws) {
+		conn_free(conn);
+		wait_no_warm_helpers(daemon);
+		esd_test_daemon_send_signal(daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+	} else {
+		esd_test_daemon_close_stdin(daemon);
+		esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+		conn_free(conn);
+	}
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 0);
+	g_assert_cmpuint(esd_test_daemon_get_warning_count(daemon), ==, 0);
+	g_object_unref(daemon);
+}
+
+/*
+ * A helper that misbehaves (its answers are not trusted): one that writes
+ * a second line after its answer, one that dies. Each request gets a
+ * clear error and the next one a new helper; nothing hangs.
+ */
+static void
+test_warm_hostile(Fx *fx)
+{
+	const gchar *const scripts[][2] = {
+	    {"#!/bin/sh\nwhile read line; do\n"
+	     "printf '{\"id\":1,\"result\":{\"dataBase64\":\"\"}}\\n{\"id\":2}\\n'\ndone\n",
+	     "the sandboxed file system helper wrote more than one answer"},
+	    {"#!/bin/sh\nread line\nexit 3\n",
+	     "the sandboxed file system helper failed with exit status 3"},
+	};
+
+	disk_put(fx, "f", "data");
+	for (guint i = 0; i < G_N_ELEMENTS(scripts); i++) {
+		g_autofree gchar *helper = g_strdup_printf("helper%u", i);
+		g_autofree gchar *helper_env =
+		    g_strdup_printf("ESD_FS_HELPER=%s", fx_path(fx, helper));
+		const gchar *const env[] = {helper_env,
+					    "G_MESSAGES_DEBUG=esd-plugin-fs-local",
+					    NULL};
+		EsdTestDaemon *daemon = NULL;
+		Conn *conn;
+
+		disk_write(fx, helper, scripts[i][0], -1);
+		g_assert_cmpint(g_chmod(fx_path(fx, helper), 0755), ==, 0);
+		conn = start_daemon_full(fx, env, TRUE, &daemon);
+		for (guint j = 0; j < 2; j++) {
+			JsonNode *reply = conn_call(fx,
+						    conn,
+						    "fs/readFile",
+						    "{'path':@{f},'sandbox':" GLOB_POLICY "}");
+			esd_assert_json_node_eq(esd_test_json_get(reply, "error.code"), "-32603");
+			esd_assert_json_node_eq(
+			    esd_test_json_get(reply, "error.message"),
+			    fx_keep(fx, g_strdup_printf("\"%s\"", scripts[i][1])));
+		}
+		conn_sync(fx, conn);
+		wait_log(daemon, "started a warm fs helper\n", 2);
+		g_assert_cmpuint(count_warm_helpers(esd_test_daemon_get_pid(daemon)), ==, 0);
+		conn_free(conn);
+		esd_test_daemon_send_signal(daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+		g_object_unref(daemon);
+	}
+}
+
 static const CaseDef cases[] = {
     {"sandbox/read-only-root", test_read_only_root, CASE_SANDBOX},
     {"sandbox/deny", test_deny, CASE_SANDBOX},
@@ -984,6 +1229,8 @@ static const CaseDef cases[] = {
     {"sandbox/symlink-race", test_symlink_race, CASE_SANDBOX | CASE_BIG},
     {"sandbox/direct-same-answers", test_direct_same_answers, CASE_SANDBOX},
     {"sandbox/direct-swapped", test_direct_swapped, CASE_SANDBOX | CASE_BIG},
+    {"sandbox/warm", test_warm, CASE_SANDBOX},
+    {"sandbox/warm-hostile", test_warm_hostile, CASE_SANDBOX},
 };
 
 int
