@@ -991,8 +991,14 @@ count_warm_helpers(GPid daemon_pid)
 		gint pid = atoi(name);
 
 		if (pid <= 0 || !g_file_get_contents(cmdline_path, &cmdline, &len, NULL) ||
-		    g_strstr_len(cmdline, (gssize)len, "esd-fs-helper") == NULL)
+		    memmem(cmdline, len, "esd-fs-helper", strlen("esd-fs-helper")) == NULL)
 			continue;
+		/* the helper (or the script standing for it), not the bwrap processes above it */
+		{
+			g_autofree gchar *arg0 = g_path_get_basename(cmdline);
+			if (g_strcmp0(arg0, "bwrap") == 0)
+				continue;
+		}
 		/* argv is NUL-separated: look for the word */
 		for (gsize i = 0; i + strlen("--serve") <= len; i++) {
 			if (memcmp(cmdline + i, "--serve", strlen("--serve")) != 0)
@@ -1215,6 +1221,58 @@ test_warm_hostile(Fx *fx)
 	}
 }
 
+/* runs the main context until @pid has @n warm helpers, or fails after 10 s */
+static void
+wait_warm_helpers(GPid pid, guint n)
+{
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+
+	while (count_warm_helpers(pid) != n) {
+		if (g_get_monotonic_time() > end)
+			g_error("%u warm helpers, not %u", count_warm_helpers(pid), n);
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(10000);
+	}
+}
+
+/*
+ * A helper that never answers holds its request, not the daemon: closing
+ * the connection cancels the request and kills the helper.
+ */
+static void
+test_warm_cancel(Fx *fx)
+{
+	g_autofree gchar *helper_env = NULL;
+	const gchar *env[] = {NULL, NULL};
+	EsdTestDaemon *daemon = NULL;
+	Conn *conn;
+	GPid pid;
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "hang/esd-fs-helper", "#!/bin/sh\nread line\nwhile :; do sleep 1; done\n");
+	g_assert_cmpint(g_chmod(fx_path(fx, "hang/esd-fs-helper"), 0755), ==, 0);
+	helper_env = g_strdup_printf("ESD_FS_HELPER=%s", fx_path(fx, "hang/esd-fs-helper"));
+	env[0] = helper_env;
+	conn = start_daemon(fx, env, &daemon);
+	pid = esd_test_daemon_get_pid(daemon);
+	conn_request(fx,
+		     conn,
+		     "fs/readFile",
+		     fx_json(fx, "{'path':@{f},'sandbox':" GLOB_POLICY "}"));
+	wait_warm_helpers(pid, 1);
+	if (fx->ws) {
+		conn_free(conn);
+		wait_warm_helpers(pid, 0);
+		esd_test_daemon_send_signal(daemon, SIGTERM);
+	} else {
+		esd_test_daemon_close_stdin(daemon);
+		conn_free(conn);
+	}
+	esd_test_daemon_assert_exit_code(daemon, 0, 5000);
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 0);
+	g_object_unref(daemon);
+}
+
 static const CaseDef cases[] = {
     {"sandbox/read-only-root", test_read_only_root, CASE_SANDBOX},
     {"sandbox/deny", test_deny, CASE_SANDBOX},
@@ -1231,6 +1289,7 @@ static const CaseDef cases[] = {
     {"sandbox/direct-swapped", test_direct_swapped, CASE_SANDBOX | CASE_BIG},
     {"sandbox/warm", test_warm, CASE_SANDBOX},
     {"sandbox/warm-hostile", test_warm_hostile, CASE_SANDBOX},
+    {"sandbox/warm-cancel", test_warm_cancel, CASE_SANDBOX},
 };
 
 int
