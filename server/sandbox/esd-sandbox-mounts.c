@@ -840,6 +840,33 @@ esd_direct_path_is_normal(const gchar *path)
 	return TRUE;
 }
 
+/* the command's extra files, as esd-bwrap.c binds them: read-only at their real path */
+static void
+esd_direct_add_files(GArray *list, GPtrArray *owned, const gchar *const *ro_files)
+{
+	for (guint j = 0; ro_files != NULL && ro_files[j] != NULL; j++) {
+		g_autofree gchar *name = NULL;
+		gchar *real;
+		EsdDirectMount file = {NULL, TRUE, FALSE};
+
+		if (!g_path_is_absolute(ro_files[j]))
+			continue;
+		name = g_canonicalize_filename(ro_files[j], "/");
+		real = realpath(name, NULL);
+		if (real == NULL)
+			continue;
+		g_ptr_array_add(owned, real);
+		file.target = real;
+		g_array_append_val(list, file);
+		if (g_strcmp0(name, real) != 0) {
+			/* a link bwrap may make for the name: not the host's */
+			EsdDirectMount link = {g_strdup(name), FALSE, FALSE};
+			g_ptr_array_add(owned, (gpointer)link.target);
+			g_array_append_val(list, link);
+		}
+	}
+}
+
 /*
  * The mounts of @mounts in order, after bwrap's empty root; FALSE for an
  * option this reading does not know, so that the caller fails closed.
@@ -864,25 +891,9 @@ esd_direct_read_plan(EsdSandboxMounts *mounts,
 		guint left = args->len - i - 1;
 		EsdDirectMount mount = {NULL, FALSE, TRUE};
 
-		if (i == tail) {
-			/* the command's files go before the final read-only remounts */
-			for (guint j = 0; ro_files != NULL && ro_files[j] != NULL; j++) {
-				g_autofree gchar *name = g_canonicalize_filename(ro_files[j], "/");
-				gchar *real = realpath(name, NULL);
-				EsdDirectMount file = {NULL, TRUE, FALSE};
-				if (real == NULL)
-					continue;
-				g_ptr_array_add(owned, real);
-				file.target = real;
-				g_array_append_val(list, file);
-				if (g_strcmp0(name, real) != 0) {
-					/* a link bwrap may make for the name: not the host's */
-					EsdDirectMount link = {g_strdup(name), FALSE, FALSE};
-					g_ptr_array_add(owned, (gpointer)link.target);
-					g_array_append_val(list, link);
-				}
-			}
-		}
+		/* the command's files go before the final read-only remounts */
+		if (i == tail)
+			esd_direct_add_files(list, owned, ro_files);
 		if (g_strcmp0(option, "--perms") == 0 && left >= 1) {
 			i += 2;
 			continue;
@@ -931,6 +942,8 @@ esd_direct_read_plan(EsdSandboxMounts *mounts,
 		}
 		g_array_append_val(list, mount);
 	}
+	if (tail == args->len)
+		esd_direct_add_files(list, owned, ro_files);
 	return TRUE;
 }
 

@@ -730,9 +730,9 @@ typedef struct {
 
 /* one row on @conn: the answer, and what it left at @row->made (removed) */
 static gchar *
-direct_row_run(Fx *fx, Conn *conn, const DirectRow *row, gchar **made)
+direct_row_run_with(Fx *fx, Conn *conn, const DirectRow *row, const gchar *policy, gchar **made)
 {
-	g_autofree gchar *params = g_strconcat(row->params, ",'sandbox':" POLICY "}", NULL);
+	g_autofree gchar *params = g_strconcat(row->params, ",'sandbox':", policy, "}", NULL);
 	JsonNode *reply = conn_call(fx, conn, row->method, params);
 	JsonNode *answer = esd_test_json_get(reply, "result");
 
@@ -748,6 +748,12 @@ direct_row_run(Fx *fx, Conn *conn, const DirectRow *row, gchar **made)
 		rm_rf(path);
 	}
 	return esd_test_json_to_string(answer);
+}
+
+static gchar *
+direct_row_run(Fx *fx, Conn *conn, const DirectRow *row, gchar **made)
+{
+	return direct_row_run_with(fx, conn, row, POLICY, made);
 }
 
 /*
@@ -876,6 +882,94 @@ test_direct_same_answers(Fx *fx)
 	disk_assert_content(fx, "secret/s.txt", "SECRET", -1);
 	disk_assert_content(fx, "f", "data", -1);
 	g_assert_cmpint(g_chmod(fx_path(fx, "w/rodir"), 0755), ==, 0);
+	stop_daemon(fx, direct_conn, direct_daemon);
+	stop_daemon(fx, helper_conn, helper_daemon);
+}
+
+/*
+ * The helper's own files are bound read-only in its sandbox, also inside a
+ * write root (a copy of the helper there, with its libraries) (without a deny entry, so that no
+ * other read-only remount follows the plan's binds): a write over the helper there is refused as
+ * the helper sees it, never done by the daemon.
+ */
+static void
+test_direct_helper_files(Fx *fx)
+{
+	const DirectRow rows[] = {
+	    {"fs/writeFile", "{'path':@{w/a/b/esd-fs-helper},'dataBase64':'bmV3'", FALSE},
+	    {"fs/getMetadata", "{'path':@{w/a/b/esd-fs-helper}", TRUE},
+	    {"fs/writeFile", "{'path':@{w/a/b/other},'dataBase64':'bmV3'", TRUE, "w/a/b/other"},
+	};
+	const gchar *policy = SANDBOX(ROOT_READ "," ENTRY("w", "write"));
+	g_autofree gchar *daemon_dir = g_path_get_dirname(g_getenv("ESD_TEST_DAEMON"));
+	g_autofree gchar *build_dir = g_path_get_dirname(daemon_dir);
+	g_autofree gchar *built =
+	    g_build_filename(build_dir, "plugins", "fs-local", "esd-fs-helper", NULL);
+	g_autofree gchar *contents = NULL;
+	g_autofree gchar *helper_env = NULL;
+	gsize len = 0;
+	const gchar *direct_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL, NULL};
+	const gchar *helper_env_list[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local",
+					  "ESD_FS_DIRECT=0",
+					  NULL,
+					  NULL};
+	EsdTestDaemon *direct_daemon = NULL;
+	EsdTestDaemon *helper_daemon = NULL;
+	Conn *direct_conn;
+	Conn *helper_conn;
+
+	/* with the libraries its runpath names, $ORIGIN/../../libexecrpc{,-plugin} */
+	for (guint i = 0; i < 2; i++) {
+		const gchar *lib = i == 0 ? "libexecrpc" : "libexecrpc-plugin";
+		g_autofree gchar *name = g_strdup_printf("%s-1.so.0", lib);
+		g_autofree gchar *from = g_build_filename(build_dir, lib, name, NULL);
+		g_autofree gchar *to = g_build_filename(lib, name, NULL);
+		g_autofree gchar *to_rel = g_build_filename("w", to, NULL);
+		g_autofree gchar *lib_contents = NULL;
+		gsize lib_len = 0;
+
+		g_assert_true(g_file_get_contents(from, &lib_contents, &lib_len, NULL));
+		disk_put(fx, to_rel, "");
+		disk_write(fx, to_rel, lib_contents, (gssize)lib_len);
+	}
+	/* protected names that exist are bound, not masked: no read-only remount ends the plan */
+	disk_mkdir(fx, "w/.git");
+	disk_mkdir(fx, "w/.codex");
+	disk_mkdir(fx, "w/.agents");
+	disk_mkdir(fx, "w/.aws");
+	g_assert_true(g_file_get_contents(built, &contents, &len, NULL));
+	disk_mkdir(fx, "w/a/b");
+	disk_write(fx, "w/a/b/esd-fs-helper", contents, (gssize)len);
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/a/b/esd-fs-helper"), 0755), ==, 0);
+	helper_env = g_strdup_printf("ESD_FS_HELPER=%s", fx_path(fx, "w/a/b/esd-fs-helper"));
+	direct_env[1] = helper_env;
+	helper_env_list[2] = helper_env;
+	direct_conn = start_daemon_full(fx, direct_env, TRUE, &direct_daemon);
+	helper_conn = start_daemon_full(fx, helper_env_list, TRUE, &helper_daemon);
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		g_autofree gchar *want_made = NULL;
+		g_autofree gchar *got_made = NULL;
+		g_autofree gchar *want =
+		    direct_row_run_with(fx, helper_conn, &rows[i], policy, &want_made);
+		guint seen =
+		    log_count(direct_daemon, LOG_DIRECT) + log_count(direct_daemon, LOG_HELPER);
+		guint direct_before = log_count(direct_daemon, LOG_DIRECT);
+		g_autofree gchar *got =
+		    direct_row_run_with(fx, direct_conn, &rows[i], policy, &got_made);
+		gboolean was_direct;
+
+		wait_for_run(direct_daemon, seen);
+		was_direct = log_count(direct_daemon, LOG_DIRECT) > direct_before;
+		if (g_strcmp0(want, got) != 0 || g_strcmp0(want_made, got_made) != 0 ||
+		    was_direct != rows[i].direct)
+			g_error("%s %s:\n  helper: %s\n  daemon: %s, %s",
+				rows[i].method,
+				rows[i].params,
+				want,
+				got,
+				was_direct ? "direct" : "through the helper");
+	}
+	disk_assert_content(fx, "w/a/b/esd-fs-helper", contents, (gssize)len);
 	stop_daemon(fx, direct_conn, direct_daemon);
 	stop_daemon(fx, helper_conn, helper_daemon);
 }
@@ -1287,6 +1381,7 @@ static const CaseDef cases[] = {
     {"sandbox/symlink-race", test_symlink_race, CASE_SANDBOX | CASE_BIG},
     {"sandbox/direct-same-answers", test_direct_same_answers, CASE_SANDBOX},
     {"sandbox/direct-swapped", test_direct_swapped, CASE_SANDBOX | CASE_BIG},
+    {"sandbox/direct-helper-files", test_direct_helper_files, CASE_SANDBOX},
     {"sandbox/warm", test_warm, CASE_SANDBOX},
     {"sandbox/warm-hostile", test_warm_hostile, CASE_SANDBOX},
     {"sandbox/warm-cancel", test_warm_cancel, CASE_SANDBOX},
