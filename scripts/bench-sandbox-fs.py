@@ -11,7 +11,9 @@ N requests of each kind one at a time with the `sandbox` Codex sends in its
 default mode (root read, the workspace written, restricted network):
 fs/readFile and fs/writeFile of a 64-byte file in the workspace, a read with
 a deny entry elsewhere in the workspace, and a read under a policy with a
-deny glob (which execserverd hands to its sandboxed helper). Prints the
+deny glob (which execserverd hands to its sandboxed helper: a new one per
+request while the workspace gets masks for missing protected names, a
+warm one for a read-only policy). Prints the
 median wall time per request, the server's CPU per request (its own and its
 reaped children's, from /proc/PID/stat) and the ratios. A measurement,
 never a test: machines are noisy.
@@ -55,6 +57,11 @@ PLAIN = sandbox()
 DENY = sandbox({"path": {"type": "path", "path": uri(os.path.join(ws, 'secret'))}, "access": "deny"})
 GLOB = sandbox({"path": {"type": "glob_pattern", "pattern": os.path.join(ws, '**/*.env')},
                 "access": "deny"})
+# no writable root, so no masks on the host: execserverd keeps one warm helper for it
+RO_GLOB = {"permissions": {"type": "managed", "file_system": {"type": "restricted", "entries": [
+    {"path": {"type": "special", "value": {"kind": "root"}}, "access": "read"},
+    {"path": {"type": "glob_pattern", "pattern": os.path.join(ws, '**/*.env')}, "access": "deny"}]},
+    "network": "restricted"}, "windowsSandboxLevel": "disabled"}
 DATA = base64.b64encode(b'y' * 64).decode()
 CASES = [
     ('readFile', 'fs/readFile', {"path": uri(os.path.join(ws, 'f.txt')), "sandbox": PLAIN}),
@@ -62,6 +69,7 @@ CASES = [
                                    "sandbox": PLAIN}),
     ('readFile, deny entry', 'fs/readFile', {"path": uri(os.path.join(ws, 'f.txt')), "sandbox": DENY}),
     ('readFile, deny glob', 'fs/readFile', {"path": uri(os.path.join(ws, 'f.txt')), "sandbox": GLOB}),
+    ('readFile, ro deny glob', 'fs/readFile', {"path": uri(os.path.join(ws, 'f.txt')), "sandbox": RO_GLOB}),
 ]
 
 
@@ -139,12 +147,12 @@ for s in servers:
     s.close()
 shutil.rmtree(work, ignore_errors=True)
 
-print('%-22s %14s %14s %8s   %14s %14s %8s' % ('median per request', 'execserverd', 'reference',
+print('%-24s %14s %14s %8s   %14s %14s %8s' % ('median per request', 'execserverd', 'reference',
                                                'ratio', 'esd CPU', 'ref CPU', 'ratio'))
 for label, _, _ in CASES:
     a = statistics.median(wall[('execserverd', label)]) * 1e3
     b = statistics.median(wall[('reference', label)]) * 1e3
     ca = statistics.median(cpu[('execserverd', label)]) * 1e3
     cb = statistics.median(cpu[('reference', label)]) * 1e3
-    print('%-22s %11.3f ms %11.3f ms %7.2fx   %11.3f ms %11.3f ms %7.2fx' %
+    print('%-24s %11.3f ms %11.3f ms %7.2fx   %11.3f ms %11.3f ms %7.2fx' %
           (label, a, b, a / b, ca, cb, ca / cb if cb > 0 else float('inf')))
