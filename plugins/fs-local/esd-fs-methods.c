@@ -567,6 +567,7 @@ esd_fs_methods_remove(ErpcCall *call, JsonObject *params, gpointer user_data)
 	gboolean follow = TRUE;
 	gboolean recursive = TRUE;
 	gboolean force = TRUE;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 	struct stat st;
 	gboolean ok;
 
@@ -576,8 +577,25 @@ esd_fs_methods_remove(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_WRITE,
+						 ERPC_SANDBOX_DIRECT_NONE,
+						 &direct))
 		return;
+	if (direct.policy != NULL) {
+		gboolean fallback = FALSE;
+		ok = esd_fs_direct_remove(path, recursive, force, follow, &fallback, &error);
+		if (fallback) {
+			esd_fs_direct_fallback(call, &direct, params, NULL);
+			return;
+		}
+		esd_fs_methods_finish_empty(call, ok, error);
+		return;
+	}
 	/* only a whole directory tree is worth a worker */
 	if (follow && recursive && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		EsdFsRemoveJob *job = g_new0(EsdFsRemoveJob, 1);

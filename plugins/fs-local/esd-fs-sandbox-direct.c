@@ -286,6 +286,72 @@ esd_fs_direct_create_directory(const gchar *path,
 	return ok;
 }
 
+static gboolean
+esd_fs_direct_unlink(const gchar *path,
+		     gboolean force,
+		     gboolean follow,
+		     gboolean *fallback,
+		     GError **error)
+{
+	g_autoptr(GError) error_local = NULL;
+	const gchar *leaf = NULL;
+	esd_autofd gint dirfd = esd_fs_open_parent_nofollow(path, &leaf, &error_local);
+	struct stat st;
+
+	if (dirfd < 0) {
+		if (esd_fs_error_is_symlink(error_local)) {
+			*fallback = TRUE;
+			return FALSE;
+		}
+		if (force && g_error_matches(error_local, ERPC_ERROR, ERPC_ERROR_NOT_FOUND))
+			return TRUE;
+		g_propagate_error(error, g_steal_pointer(&error_local));
+		return FALSE;
+	}
+	if (fstatat(dirfd, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (force && errno == ENOENT)
+			return TRUE;
+		return esd_fs_set_errno(error, errno);
+	}
+	/* a directory may hold the sandbox's mount points; a refused link has its own answer */
+	if (S_ISDIR(st.st_mode) || (S_ISLNK(st.st_mode) && !follow)) {
+		*fallback = TRUE;
+		return FALSE;
+	}
+	if (unlinkat(dirfd, leaf, 0) != 0)
+		return esd_fs_set_errno(error, errno);
+	return TRUE;
+}
+
+/*
+ * fs/remove of what is not a directory: the file, or a link itself (never
+ * what it points to, in the sandbox either), from the directory reached
+ * without links
+ */
+gboolean
+esd_fs_direct_remove(const gchar *path,
+		     gboolean recursive,
+		     gboolean force,
+		     gboolean follow,
+		     gboolean *fallback,
+		     GError **error)
+{
+	EsdFsCaps caps;
+	gboolean ok;
+
+	*fallback = FALSE;
+	/* refused with its own message */
+	if ((!follow && recursive) || !esd_fs_caps_drop(&caps)) {
+		*fallback = TRUE;
+		return FALSE;
+	}
+	ok = esd_fs_direct_unlink(path, force, follow, fallback, error);
+	esd_fs_caps_restore(&caps);
+	if (!*fallback)
+		esd_fs_direct_counted("fs/remove");
+	return ok;
+}
+
 /* what a direct job does in its worker: a result, or NULL with an error or *fallback */
 typedef GString *(*EsdFsDirectFunc)(gpointer data,
 				    gboolean *fallback,

@@ -37,6 +37,13 @@ esd_fs_direct_create_directory(const gchar *path,
 			       gboolean recursive,
 			       gboolean *fallback,
 			       GError **error);
+gboolean
+esd_fs_direct_remove(const gchar *path,
+		     gboolean recursive,
+		     gboolean force,
+		     gboolean follow,
+		     gboolean *fallback,
+		     GError **error);
 void
 esd_fs_direct_write_file(ErpcCall *call,
 			 EsdFsDirect *direct,

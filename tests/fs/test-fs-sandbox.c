@@ -726,6 +726,7 @@ typedef struct {
 	const gchar *params; /* without its closing brace: `sandbox` is added */
 	gboolean direct;     /* whether the daemon may answer it itself */
 	const gchar *made;   /* a path the request creates, compared and removed afterwards */
+	const gchar *prep;   /* a file made before each run */
 } DirectRow;
 
 /* one row on @conn: the answer, and what it left at @row->made (removed) */
@@ -733,8 +734,13 @@ static gchar *
 direct_row_run_with(Fx *fx, Conn *conn, const DirectRow *row, const gchar *policy, gchar **made)
 {
 	g_autofree gchar *params = g_strconcat(row->params, ",'sandbox':", policy, "}", NULL);
-	JsonNode *reply = conn_call(fx, conn, row->method, params);
-	JsonNode *answer = esd_test_json_get(reply, "result");
+	JsonNode *reply;
+	JsonNode *answer;
+
+	if (row->prep != NULL)
+		disk_put(fx, row->prep, "prepared");
+	reply = conn_call(fx, conn, row->method, params);
+	answer = esd_test_json_get(reply, "result");
 
 	if (answer == NULL)
 		answer = esd_test_json_get(reply, "error");
@@ -819,6 +825,22 @@ test_direct_same_answers(Fx *fx)
 	    {"fs/createDirectory", "{'path':@{w/deep/er}", FALSE, "w/deep"},
 	    {"fs/createDirectory", "{'path':@{w/dirlink/x}", FALSE, "w/sub/x"},
 	    {"fs/createDirectory", "{'path':@{d/x}", FALSE},
+	    {"fs/remove", "{'path':@{w/rm}", TRUE, "w/rm", "w/rm"},
+	    {"fs/remove", "{'path':@{w/rm},'recursive':false,'force':false", TRUE, "w/rm", "w/rm"},
+	    {"fs/remove",
+	     "{'path':@{w/rm},'followSymlinks':false,'recursive':false",
+	     TRUE,
+	     "w/rm",
+	     "w/rm"},
+	    {"fs/remove", "{'path':@{w/rm},'followSymlinks':false", FALSE, "w/rm", "w/rm"},
+	    {"fs/remove", "{'path':@{w/none}", TRUE},
+	    {"fs/remove", "{'path':@{w/none},'force':false", TRUE},
+	    {"fs/remove", "{'path':@{w/none/x},'force':false", TRUE},
+	    {"fs/remove", "{'path':@{w/rmdir}", FALSE, "w/rmdir", "w/rmdir/x"},
+	    {"fs/remove", "{'path':@{dlink/a}", FALSE},
+	    {"fs/remove", "{'path':@{f}", FALSE},
+	    {"fs/remove", "{'path':@{w/.git/config}", FALSE},
+	    {"fs/remove", "{'path':@{secret/s.txt}", FALSE},
 	};
 	g_autofree gchar *runtime = NULL;
 	const gchar *direct_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL, NULL};
