@@ -193,7 +193,7 @@ esd_fs_helper_read_line(GByteArray *buffer, GError **error)
 	guint8 chunk[65536];
 
 	for (;;) {
-		guint8 *newline = memchr(buffer->data, '\n', buffer->len);
+		guint8 *newline = buffer->len > 0 ? memchr(buffer->data, '\n', buffer->len) : NULL;
 		gssize n;
 
 		if (newline != NULL) {
