@@ -840,9 +840,19 @@ esd_direct_path_is_normal(const gchar *path)
 	return TRUE;
 }
 
-/* the command's extra files, as esd-bwrap.c binds them: read-only at their real path */
+/*
+ * The command's extra files, as esd-bwrap.c binds them: read-only at their
+ * real path, with a link from the name where the policy denies it. A read
+ * sees the same content through a read-only bind of the same file, so for
+ * @read_only only those links count (a denied name is not the host's), and
+ * no real path needs resolving.
+ */
 static void
-esd_direct_add_files(GArray *list, GPtrArray *owned, const gchar *const *ro_files)
+esd_direct_add_files(GArray *list,
+		     GPtrArray *owned,
+		     const EsdSandboxPolicy *policy,
+		     gboolean read_only,
+		     const gchar *const *ro_files)
 {
 	for (guint j = 0; ro_files != NULL && ro_files[j] != NULL; j++) {
 		g_autofree gchar *name = NULL;
@@ -852,6 +862,15 @@ esd_direct_add_files(GArray *list, GPtrArray *owned, const gchar *const *ro_file
 		if (!g_path_is_absolute(ro_files[j]))
 			continue;
 		name = g_canonicalize_filename(ro_files[j], "/");
+		if (read_only) {
+			if (esd_sandbox_policy_access_for(policy, name) ==
+			    ESD_SANDBOX_ACCESS_DENY) {
+				EsdDirectMount link = {g_steal_pointer(&name), FALSE, FALSE};
+				g_ptr_array_add(owned, (gpointer)link.target);
+				g_array_append_val(list, link);
+			}
+			continue;
+		}
 		real = realpath(name, NULL);
 		if (real == NULL)
 			continue;
@@ -875,6 +894,8 @@ static gboolean
 esd_direct_read_plan(EsdSandboxMounts *mounts,
 		     GArray *list,
 		     GPtrArray *owned,
+		     const EsdSandboxPolicy *policy,
+		     gboolean read_only,
 		     const gchar *const *ro_files)
 {
 	GPtrArray *args = mounts->args;
@@ -893,7 +914,7 @@ esd_direct_read_plan(EsdSandboxMounts *mounts,
 
 		/* the command's files go before the final read-only remounts */
 		if (i == tail)
-			esd_direct_add_files(list, owned, ro_files);
+			esd_direct_add_files(list, owned, policy, read_only, ro_files);
 		if (g_strcmp0(option, "--perms") == 0 && left >= 1) {
 			i += 2;
 			continue;
@@ -943,7 +964,7 @@ esd_direct_read_plan(EsdSandboxMounts *mounts,
 		g_array_append_val(list, mount);
 	}
 	if (tail == args->len)
-		esd_direct_add_files(list, owned, ro_files);
+		esd_direct_add_files(list, owned, policy, read_only, ro_files);
 	return TRUE;
 }
 
@@ -1005,7 +1026,12 @@ esd_sandbox_mounts_check_direct(const EsdSandboxPolicy *policy,
 		g_debug("not direct: %s", error->message);
 		return FALSE;
 	}
-	if (!esd_direct_read_plan(&mounts, list, owned, ro_files))
+	if (!esd_direct_read_plan(&mounts,
+				  list,
+				  owned,
+				  policy,
+				  access == ESD_SANDBOX_ACCESS_READ,
+				  ro_files))
 		return FALSE;
 	for (guint i = 0; i < list->len; i++) {
 		const EsdDirectMount *m = &g_array_index(list, EsdDirectMount, i);
