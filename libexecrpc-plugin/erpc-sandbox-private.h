@@ -18,5 +18,7 @@ gpointer
 erpc_sandbox_policy_get_data(ErpcSandboxPolicy *self, ErpcSandbox *owner);
 ErpcSandboxChild *
 erpc_sandbox_child_new(GPid pid, gpointer data, GDestroyNotify cleanup);
+void
+erpc_sandbox_child_set_host_mount_points(ErpcSandboxChild *self, gboolean host_mount_points);
 
 G_END_DECLS

@@ -494,6 +494,7 @@ struct _ErpcSandboxChild {
 	gint status;
 	gpointer data;
 	GDestroyNotify cleanup;
+	gboolean host_mount_points;
 };
 
 G_DEFINE_BOXED_TYPE(ErpcSandboxChild,
@@ -580,6 +581,35 @@ erpc_sandbox_child_unref(ErpcSandboxChild *self)
 	erpc_sandbox_child_reap(self);
 	g_mutex_clear(&self->lock);
 	g_free(self);
+}
+
+/* for the daemon: whether the sandbox made mount points on the host */
+void
+erpc_sandbox_child_set_host_mount_points(ErpcSandboxChild *self, gboolean host_mount_points)
+{
+	g_return_if_fail(self != NULL);
+	self->host_mount_points = host_mount_points;
+}
+
+/**
+ * erpc_sandbox_child_has_host_mount_points:
+ * @self: a child
+ *
+ * Whether the sandbox made mount points on the host for its masks (a
+ * missing protected name in a writable directory, a missing denied path):
+ * empty files or directories that other programs see until the child has
+ * been reaped, when they are removed. A plugin keeping a sandboxed helper
+ * running past one request should not keep such a child.
+ *
+ * Returns: %TRUE if @self left mount points on the host
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_sandbox_child_has_host_mount_points(ErpcSandboxChild *self)
+{
+	g_return_val_if_fail(self != NULL, TRUE);
+	return self->host_mount_points;
 }
 
 /**
@@ -811,6 +841,55 @@ erpc_sandbox_parse_policy(ErpcSandbox *self, JsonObject *sandbox, const gchar *c
 	g_return_val_if_fail(sandbox != NULL, NULL);
 	g_return_val_if_fail(cwd == NULL || g_path_is_absolute(cwd), NULL);
 	return ERPC_SANDBOX_GET_CLASS(self)->parse_policy(self, sandbox, cwd, error);
+}
+
+/**
+ * erpc_sandbox_check_direct:
+ * @self: the host's sandbox
+ * @policy: a policy made by @self
+ * @path: an absolute, normalised path
+ * @access: the access the request needs on @path: %ERPC_SANDBOX_ACCESS_READ
+ *   to read it, %ERPC_SANDBOX_ACCESS_WRITE to create, change or remove it
+ * @flags: whether the request also reaches what is below @path
+ * @ro_files: (nullable) (array zero-terminated=1): the host files the
+ *   command would be given with erpc_sandbox_command_add_ro_file()
+ *
+ * Tells whether a command started with erpc_sandbox_spawn() under @policy
+ * would see @path (and, with %ERPC_SANDBOX_DIRECT_TREE, everything below
+ * it) as the same files of the host, with @access granted: no deny entry,
+ * protected name, hidden path or mount of the sandbox's own (`/dev`,
+ * `/proc`, masks) on the way. A plugin may then do the request itself,
+ * as the sandbox would, provided it resolves @path without following
+ * symbolic links (which the answer does not cover) and with no more
+ * privileges than the sandbox has (no capabilities).
+ *
+ * The answer is about the host as it is now; it fails closed: whatever
+ * the sandbox could show differently, or cannot be decided, gives %FALSE,
+ * as does a sandbox that cannot be had at all.
+ *
+ * Returns: %TRUE if the request may run outside the sandbox
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_sandbox_check_direct(ErpcSandbox *self,
+			  ErpcSandboxPolicy *policy,
+			  const gchar *path,
+			  ErpcSandboxAccess access,
+			  ErpcSandboxDirectFlags flags,
+			  const gchar *const *ro_files)
+{
+	ErpcSandboxClass *klass;
+
+	g_return_val_if_fail(ERPC_IS_SANDBOX(self), FALSE);
+	g_return_val_if_fail(policy != NULL, FALSE);
+	g_return_val_if_fail(path != NULL && g_path_is_absolute(path), FALSE);
+	g_return_val_if_fail(access != ERPC_SANDBOX_ACCESS_DENY, FALSE);
+
+	klass = ERPC_SANDBOX_GET_CLASS(self);
+	if (klass->check_direct == NULL || policy->owner != self)
+		return FALSE;
+	return klass->check_direct(self, policy, path, access, flags, ro_files);
 }
 
 /**

@@ -67,6 +67,21 @@ typedef enum {
 	ERPC_SANDBOX_NETWORK_ENABLED,
 } ErpcSandboxNetwork;
 
+/**
+ * ErpcSandboxDirectFlags:
+ * @ERPC_SANDBOX_DIRECT_NONE: the request reaches the path itself only
+ * @ERPC_SANDBOX_DIRECT_TREE: the request also reaches what is below the
+ *   path (a listing, a walk, a recursive remove or copy)
+ *
+ * What a request reaches, for erpc_sandbox_check_direct().
+ *
+ * Since: 0.2
+ */
+typedef enum {
+	ERPC_SANDBOX_DIRECT_NONE = 0,
+	ERPC_SANDBOX_DIRECT_TREE = 1 << 0,
+} ErpcSandboxDirectFlags;
+
 GQuark
 erpc_sandbox_error_quark(void);
 
@@ -162,6 +177,8 @@ void
 erpc_sandbox_child_unref(ErpcSandboxChild *self);
 GPid
 erpc_sandbox_child_get_pid(ErpcSandboxChild *self);
+gboolean
+erpc_sandbox_child_has_host_mount_points(ErpcSandboxChild *self);
 void
 erpc_sandbox_child_kill(ErpcSandboxChild *self);
 gboolean
@@ -200,6 +217,9 @@ G_DECLARE_DERIVABLE_TYPE(ErpcSandbox, erpc_sandbox, ERPC, SANDBOX, GObject)
  * @parse_policy: reads a `sandbox` object; @cwd is the default policy cwd
  * @get_access: the access of an absolute path under a policy of this sandbox
  * @spawn: starts a command under a policy of this sandbox; thread-safe
+ * @check_direct: whether a sandboxed command under a policy of this sandbox
+ *   sees an absolute path exactly as the host does, with the access asked
+ *   for; thread-safe (Since: 0.2)
  *
  * Implemented by the daemon only.
  *
@@ -218,8 +238,14 @@ struct _ErpcSandboxClass {
 				   ErpcSandboxPolicy *policy,
 				   ErpcSandboxCommand *command,
 				   GError **error);
+	gboolean (*check_direct)(ErpcSandbox *self,
+				 ErpcSandboxPolicy *policy,
+				 const gchar *path,
+				 ErpcSandboxAccess access,
+				 ErpcSandboxDirectFlags flags,
+				 const gchar *const *ro_files);
 	/*< private >*/
-	gpointer padding[12];
+	gpointer padding[11];
 };
 
 ErpcSandboxPolicy *
@@ -230,6 +256,13 @@ erpc_sandbox_spawn(ErpcSandbox *self,
 		   ErpcSandboxPolicy *policy,
 		   ErpcSandboxCommand *command,
 		   GError **error) G_GNUC_WARN_UNUSED_RESULT;
+gboolean
+erpc_sandbox_check_direct(ErpcSandbox *self,
+			  ErpcSandboxPolicy *policy,
+			  const gchar *path,
+			  ErpcSandboxAccess access,
+			  ErpcSandboxDirectFlags flags,
+			  const gchar *const *ro_files);
 void
 erpc_sandbox_run_async(ErpcSandbox *self,
 		       ErpcSandboxPolicy *policy,

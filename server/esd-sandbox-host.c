@@ -6,9 +6,11 @@
 #include <unistd.h>
 
 #include "erpc-sandbox-private.h"
+#include "esd-bwrap.h"
 #include "esd-landlock.h"
 #include "esd-sandbox-host.h"
 #include "esd-sandbox-launch.h"
+#include "esd-sandbox-mounts.h"
 
 /*
  * The sandbox service plugins reach through their context: the policy
@@ -72,6 +74,34 @@ esd_sandbox_host_get_access(ErpcSandbox *sandbox, ErpcSandboxPolicy *policy, con
 	default:
 		return ERPC_SANDBOX_ACCESS_DENY;
 	}
+}
+
+/*
+ * Decided on the mount plan a launch would build now: the same code, so
+ * that the answer cannot drift from what bwrap is asked to mount. Without
+ * a usable bwrap the sandbox's answer is sandboxUnavailable, which no
+ * direct run may replace.
+ */
+static gboolean
+esd_sandbox_host_check_direct(ErpcSandbox *sandbox,
+			      ErpcSandboxPolicy *policy,
+			      const gchar *path,
+			      ErpcSandboxAccess access,
+			      ErpcSandboxDirectFlags flags,
+			      const gchar *const *ro_files)
+{
+	const EsdSandboxPolicy *own =
+	    esd_sandbox_host_get_policy(ESD_SANDBOX_HOST(sandbox), policy);
+
+	if (own == NULL || !esd_sandbox_policy_is_isolated(own) || !esd_bwrap_available(NULL))
+		return FALSE;
+	return esd_sandbox_mounts_check_direct(own,
+					       path,
+					       access == ERPC_SANDBOX_ACCESS_WRITE
+						   ? ESD_SANDBOX_ACCESS_WRITE
+						   : ESD_SANDBOX_ACCESS_READ,
+					       (flags & ERPC_SANDBOX_DIRECT_TREE) != 0,
+					       ro_files);
 }
 
 /* in the child, before bwrap's exec: the ruleset the launch asks for */
@@ -163,6 +193,8 @@ esd_sandbox_host_spawn(ErpcSandbox *sandbox,
 	const EsdSandboxPolicy *own =
 	    esd_sandbox_host_get_policy(ESD_SANDBOX_HOST(sandbox), policy);
 	g_autoptr(EsdSandboxLaunch) launch = NULL;
+	ErpcSandboxChild *child;
+	gboolean mount_points;
 	GPid pid = 0;
 
 	if (own == NULL || !esd_sandbox_policy_is_isolated(own)) {
@@ -178,9 +210,12 @@ esd_sandbox_host_spawn(ErpcSandbox *sandbox,
 	if (!esd_sandbox_host_start(launch, command, &pid, error))
 		return NULL;
 	esd_sandbox_launch_spawned(launch);
-	return erpc_sandbox_child_new(pid,
-				      g_steal_pointer(&launch),
-				      (GDestroyNotify)esd_sandbox_launch_free);
+	mount_points = esd_sandbox_launch_leaves_mount_points(launch);
+	child = erpc_sandbox_child_new(pid,
+				       g_steal_pointer(&launch),
+				       (GDestroyNotify)esd_sandbox_launch_free);
+	erpc_sandbox_child_set_host_mount_points(child, mount_points);
+	return child;
 }
 
 static void
@@ -196,6 +231,7 @@ esd_sandbox_host_class_init(EsdSandboxHostClass *klass)
 	sandbox_class->parse_policy = esd_sandbox_host_parse_policy;
 	sandbox_class->get_access = esd_sandbox_host_get_access;
 	sandbox_class->spawn = esd_sandbox_host_spawn;
+	sandbox_class->check_direct = esd_sandbox_host_check_direct;
 }
 
 /**

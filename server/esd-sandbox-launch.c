@@ -150,6 +150,19 @@ esd_sandbox_launch_get_envp(EsdSandboxLaunch *self)
 }
 
 /**
+ * esd_sandbox_launch_leaves_mount_points:
+ * @self: a launch
+ *
+ * Returns: whether the sandbox makes mount points on the host while it
+ *   runs (masks of missing protected names, missing denied paths)
+ */
+gboolean
+esd_sandbox_launch_leaves_mount_points(EsdSandboxLaunch *self)
+{
+	return esd_bwrap_launch_get_n_synthetic(self->bwrap) > 0;
+}
+
+/**
  * esd_sandbox_launch_get_fds:
  * @self: a launch
  * @n_fds: (out): the number of descriptors

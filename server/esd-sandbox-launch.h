@@ -19,6 +19,8 @@ const gchar *const *
 esd_sandbox_launch_get_envp(EsdSandboxLaunch *self);
 const gint *
 esd_sandbox_launch_get_fds(EsdSandboxLaunch *self, guint *n_fds);
+gboolean
+esd_sandbox_launch_leaves_mount_points(EsdSandboxLaunch *self);
 gint
 esd_sandbox_launch_get_landlock_fd(EsdSandboxLaunch *self);
 void

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include "esd-fs-connection-state.h"
+#include "esd-fs-sandbox-warm.h"
 #include "esd-fs-watch.h"
 
 /**
@@ -23,6 +24,7 @@ struct _EsdFsConnectionState {
 	EsdFsWatch *watch;
 	guint64 generation;
 	gboolean has_generation;
+	EsdFsWarmPool *warm;
 };
 
 G_DEFINE_TYPE(EsdFsConnectionState, esd_fs_connection_state, G_TYPE_OBJECT)
@@ -62,6 +64,21 @@ esd_fs_connection_state_get_handles(EsdFsConnectionState *self)
 {
 	g_return_val_if_fail(ESD_IS_FS_CONNECTION_STATE(self), NULL);
 	return self->handles;
+}
+
+/**
+ * esd_fs_connection_state_get_warm:
+ * @self: the connection's state
+ *
+ * Returns: (transfer none): the connection's warm sandboxed helpers
+ */
+EsdFsWarmPool *
+esd_fs_connection_state_get_warm(EsdFsConnectionState *self)
+{
+	g_return_val_if_fail(ESD_IS_FS_CONNECTION_STATE(self), NULL);
+	if (self->warm == NULL)
+		self->warm = esd_fs_warm_pool_new();
+	return self->warm;
 }
 
 static void
@@ -145,6 +162,7 @@ esd_fs_connection_state_dispose(GObject *object)
 
 	esd_fs_connection_state_clear_watch(self);
 	g_clear_object(&self->handles);
+	g_clear_pointer(&self->warm, esd_fs_warm_pool_free);
 	G_OBJECT_CLASS(esd_fs_connection_state_parent_class)->dispose(object);
 }
 

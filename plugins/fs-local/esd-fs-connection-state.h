@@ -3,6 +3,7 @@
 
 #include "esd-fs-handle-table.h"
 #include "esd-fs-inotify.h"
+#include "esd-fs-sandbox-warm.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,8 @@ void
 esd_fs_connection_state_drop(ErpcConnection *connection);
 EsdFsHandleTable *
 esd_fs_connection_state_get_handles(EsdFsConnectionState *self);
+EsdFsWarmPool *
+esd_fs_connection_state_get_warm(EsdFsConnectionState *self);
 gboolean
 esd_fs_connection_state_watch(EsdFsConnectionState *self,
 			      EsdFsInotify *inotify,

@@ -25,6 +25,11 @@
  *
  * Exit status 0 means an answer was written; anything else is a failure the
  * daemon reports as an internal error.
+ *
+ * With --serve it stays (esd-fs-sandbox-warm.c): one request per line on
+ * stdin, each answered by one line on stdout in turn, until stdin ends. A
+ * request it cannot read ends it (exit status 2): the daemon then starts
+ * another one.
  */
 
 /* requests are bounded by the daemon; this only stops a runaway stdin */
@@ -139,10 +144,14 @@ esd_fs_helper_hand_over(ErpcCall *call, gint handoff_fd, GError **error)
 }
 
 static gboolean
-esd_fs_helper_parse_args(gint argc, gchar **argv, gint *handoff_fd)
+esd_fs_helper_parse_args(gint argc, gchar **argv, gint *handoff_fd, gboolean *serve)
 {
 	for (gint i = 1; i < argc; i++) {
 		guint64 value = 0;
+		if (g_strcmp0(argv[i], "--serve") == 0) {
+			*serve = TRUE;
+			continue;
+		}
 		if (!g_str_has_prefix(argv[i], "--handoff-fd=") ||
 		    !g_ascii_string_to_unsigned(argv[i] + strlen("--handoff-fd="),
 						10,
@@ -177,29 +186,62 @@ esd_fs_helper_answer(ErpcCall *call, GBytes *answer, gint handoff_fd)
 	return esd_fs_helper_write_stdout(data, len) && esd_fs_helper_write_stdout("\n", 1);
 }
 
-int
-main(int argc, char **argv)
+/* the next line of stdin, without its newline; NULL at the end (or with @error) */
+static GBytes *
+esd_fs_helper_read_line(GByteArray *buffer, GError **error)
+{
+	guint8 chunk[65536];
+
+	for (;;) {
+		guint8 *newline = buffer->len > 0 ? memchr(buffer->data, '\n', buffer->len) : NULL;
+		gssize n;
+
+		if (newline != NULL) {
+			gsize len = (gsize)(newline - buffer->data);
+			GBytes *line = g_bytes_new(buffer->data, len);
+			g_byte_array_remove_range(buffer, 0, (guint)(len + 1));
+			return line;
+		}
+		n = read(STDIN_FILENO, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			esd_fs_set_errno(error, errno);
+			return NULL;
+		}
+		if (n == 0) {
+			if (buffer->len > 0)
+				g_set_error_literal(error,
+						    ERPC_ERROR,
+						    ERPC_ERROR_INVALID_REQUEST,
+						    "the last request has no end");
+			return NULL;
+		}
+		if (buffer->len + (gsize)n > ESD_FS_HELPER_MAX_REQUEST) {
+			g_set_error_literal(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INVALID_REQUEST,
+					    "the request is too large");
+			return NULL;
+		}
+		g_byte_array_append(buffer, chunk, (guint)n);
+	}
+}
+
+/* runs one request and writes its answer; FALSE when the helper must stop */
+static gboolean
+esd_fs_helper_run(GBytes *frame, gint handoff_fd)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GBytes) frame = NULL;
 	g_autoptr(GBytes) answer = NULL;
 	g_autoptr(ErpcMessage) message = NULL;
 	g_autoptr(ErpcPlugin) plugin = NULL;
 	g_autoptr(ErpcCall) call = NULL;
-	gint handoff_fd = -1;
 
-	setlocale(LC_ALL, "C");
-	g_set_prgname("esd-fs-helper");
-	if (!esd_fs_helper_parse_args(argc, argv, &handoff_fd)) {
-		g_printerr("usage: esd-fs-helper [--handoff-fd=FD] < REQUEST\n");
-		return 2;
-	}
-	frame = esd_fs_helper_read_stdin(&error);
-	if (frame != NULL)
-		message = esd_fs_helper_parse(frame, &error);
+	message = esd_fs_helper_parse(frame, &error);
 	if (message == NULL) {
 		g_printerr("esd-fs-helper: %s\n", error->message);
-		return 2;
+		return FALSE;
 	}
 	plugin = g_object_new(ESD_TYPE_FS_LOCAL_PLUGIN, NULL);
 	answer = erpc_sandbox_helper_run_request(plugin,
@@ -210,12 +252,50 @@ main(int argc, char **argv)
 						 &error);
 	if (answer == NULL) {
 		g_printerr("esd-fs-helper: %s\n", error->message);
-		return 2;
+		return FALSE;
 	}
 	if (!esd_fs_helper_answer(call, answer, handoff_fd)) {
 		g_printerr("esd-fs-helper: cannot write the answer\n");
-		return 1;
+		return FALSE;
 	}
+	/* what fs/open opened is the daemon's now */
 	esd_fs_connection_state_drop(erpc_call_get_connection(call));
-	return 0;
+	return TRUE;
+}
+
+int
+main(int argc, char **argv)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GBytes) frame = NULL;
+	gboolean serve = FALSE;
+	gint handoff_fd = -1;
+
+	setlocale(LC_ALL, "C");
+	g_set_prgname("esd-fs-helper");
+	if (!esd_fs_helper_parse_args(argc, argv, &handoff_fd, &serve)) {
+		g_printerr("usage: esd-fs-helper [--serve] [--handoff-fd=FD] < REQUEST\n");
+		return 2;
+	}
+	if (serve) {
+		g_autoptr(GByteArray) buffer = g_byte_array_new();
+		for (;;) {
+			g_autoptr(GBytes) line = esd_fs_helper_read_line(buffer, &error);
+			if (line == NULL)
+				break;
+			if (!esd_fs_helper_run(line, handoff_fd))
+				return 2;
+		}
+		if (error != NULL) {
+			g_printerr("esd-fs-helper: %s\n", error->message);
+			return 2;
+		}
+		return 0;
+	}
+	frame = esd_fs_helper_read_stdin(&error);
+	if (frame == NULL) {
+		g_printerr("esd-fs-helper: %s\n", error->message);
+		return 2;
+	}
+	return esd_fs_helper_run(frame, handoff_fd) ? 0 : 2;
 }

@@ -8,6 +8,7 @@
 #include "esd-fs-handle-table.h"
 #include "esd-fs-local-plugin.h"
 #include "esd-fs-methods.h"
+#include "esd-fs-sandbox-warm.h"
 
 /**
  * EsdFsLocalPlugin:
@@ -21,6 +22,8 @@ struct _EsdFsLocalPlugin {
 	ErpcPlugin parent_instance;
 	EsdFsInotify *inotify;
 	gint max_file_handles; /* --max-file-handles, or max-file-handles in [fs-local] */
+	gint warm_helpers;     /* --fs-sandbox-helpers */
+	gint warm_idle;	       /* --fs-sandbox-helper-idle */
 };
 
 G_DEFINE_TYPE(EsdFsLocalPlugin, esd_fs_local_plugin, ERPC_TYPE_PLUGIN)
@@ -63,6 +66,20 @@ esd_fs_local_plugin_get_option_group(ErpcPlugin *plugin)
 	     &self->max_file_handles,
 	     N_("Open file handles per connection (default 128, as the reference)"),
 	     "N"},
+	    {"fs-sandbox-helpers",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &self->warm_helpers,
+	     N_("Sandboxed file system helpers kept per connection (default 4)"),
+	     "N"},
+	    {"fs-sandbox-helper-idle",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &self->warm_idle,
+	     N_("Seconds an idle sandboxed file system helper is kept (default 30)"),
+	     "SECONDS"},
 	    {NULL}};
 	GOptionGroup *group =
 	    g_option_group_new("fs-local",
@@ -114,7 +131,16 @@ esd_fs_local_plugin_startup(ErpcPlugin *plugin, GError **error)
 				    "--max-file-handles must be at least 1");
 		return FALSE;
 	}
+	if (self->warm_helpers < 1 || self->warm_idle < 1) {
+		g_set_error_literal(error,
+				    G_OPTION_ERROR,
+				    G_OPTION_ERROR_BAD_VALUE,
+				    "--fs-sandbox-helpers and --fs-sandbox-helper-idle must be at "
+				    "least 1");
+		return FALSE;
+	}
 	esd_fs_handle_table_set_limit((guint)self->max_file_handles);
+	esd_fs_warm_set_limits((guint)self->warm_helpers, (guint)self->warm_idle);
 	return TRUE;
 }
 
@@ -143,6 +169,8 @@ static void
 esd_fs_local_plugin_init(EsdFsLocalPlugin *self)
 {
 	self->max_file_handles = ESD_FS_HANDLES_MAX;
+	self->warm_helpers = ESD_FS_WARM_MAX_DEFAULT;
+	self->warm_idle = ESD_FS_WARM_IDLE_DEFAULT;
 }
 
 static void

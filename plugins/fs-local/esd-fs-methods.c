@@ -12,6 +12,7 @@
 #include "esd-fs-methods.h"
 #include "esd-fs-ops.h"
 #include "esd-fs-path.h"
+#include "esd-fs-sandbox-direct.h"
 #include "esd-fs-tree.h"
 
 /*
@@ -45,21 +46,18 @@ esd_fs_methods_finish_empty(ErpcCall *call, gboolean ok, const GError *error)
 }
 
 /*
- * Checks the `sandbox` member; FALSE after answering. It is read by the
+ * Reads the `sandbox` member; FALSE after answering. It is read by the
  * host's sandbox service, as process/start reads it: the same errors, the
  * same rules. Profiles that need no outer sandbox (`disabled`, `external`,
- * `managed` with an unrestricted file system) run directly; a restricted
- * file system hands the call to the sandboxed helper
- * (esd-fs-sandbox-run.c), which answers it, and never runs unconfined.
- * @blob is a large member to pass on as read from the frame, @adopt takes
- * the handle a sandboxed fs/open hands back.
+ * `managed` with an unrestricted file system) give no policy and run
+ * directly.
  */
-gboolean
-esd_fs_methods_check_sandbox(gpointer plugin,
-			     ErpcCall *call,
-			     JsonObject *params,
-			     const EsdFsSandboxBlob *blob,
-			     EsdFsSandboxAdoptFunc adopt)
+static gboolean
+esd_fs_methods_read_sandbox(gpointer plugin,
+			    ErpcCall *call,
+			    JsonObject *params,
+			    ErpcSandbox **service_out,
+			    ErpcSandboxPolicy **policy_out)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(ErpcSandboxPolicy) policy = NULL;
@@ -68,6 +66,7 @@ esd_fs_methods_check_sandbox(gpointer plugin,
 	ErpcSandbox *service = NULL;
 	JsonObject *sandbox;
 
+	*policy_out = NULL;
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return TRUE;
 	context = erpc_plugin_get_context(ERPC_PLUGIN(plugin));
@@ -94,7 +93,68 @@ esd_fs_methods_check_sandbox(gpointer plugin,
 	}
 	if (!erpc_sandbox_policy_is_file_system_restricted(policy))
 		return TRUE;
+	*service_out = service;
+	*policy_out = g_steal_pointer(&policy);
+	return TRUE;
+}
+
+/*
+ * Checks the `sandbox` member; FALSE after answering. A restricted file
+ * system hands the call to the sandboxed helper (esd-fs-sandbox-run.c),
+ * which answers it, and never runs unconfined. @blob is a large member to
+ * pass on as read from the frame, @adopt takes the handle a sandboxed
+ * fs/open hands back.
+ */
+gboolean
+esd_fs_methods_check_sandbox(gpointer plugin,
+			     ErpcCall *call,
+			     JsonObject *params,
+			     const EsdFsSandboxBlob *blob,
+			     EsdFsSandboxAdoptFunc adopt)
+{
+	g_autoptr(ErpcSandboxPolicy) policy = NULL;
+	ErpcSandbox *service = NULL;
+
+	if (!esd_fs_methods_read_sandbox(plugin, call, params, &service, &policy))
+		return FALSE;
+	if (policy == NULL)
+		return TRUE;
 	esd_fs_sandbox_run(call, service, policy, params, blob, adopt);
+	return FALSE;
+}
+
+/*
+ * esd_fs_methods_check_sandbox() for a request that may run outside the
+ * sandbox: when the sandbox service says the sandbox shows @path as the
+ * host does with @access (esd-fs-sandbox-direct.c), TRUE with @direct set;
+ * the caller then runs the request without following links, and hands it
+ * to the helper with esd_fs_direct_fallback() where it meets one.
+ */
+static gboolean
+esd_fs_methods_check_sandbox_direct(gpointer plugin,
+				    ErpcCall *call,
+				    JsonObject *params,
+				    const EsdFsSandboxBlob *blob,
+				    const gchar *path,
+				    ErpcSandboxAccess access,
+				    ErpcSandboxDirectFlags flags,
+				    EsdFsDirect *direct)
+{
+	g_autoptr(ErpcSandboxPolicy) policy = NULL;
+	ErpcSandbox *service = NULL;
+
+	direct->service = NULL;
+	direct->policy = NULL;
+	if (!esd_fs_methods_read_sandbox(plugin, call, params, &service, &policy))
+		return FALSE;
+	if (policy == NULL)
+		return TRUE;
+	if (esd_fs_direct_check(service, policy, path, access, flags)) {
+		direct->service = service;
+		direct->policy = g_steal_pointer(&policy);
+		return TRUE;
+	}
+	esd_fs_sandbox_run(call, service, policy, params, blob, NULL);
 	return FALSE;
 }
 
@@ -143,6 +203,7 @@ esd_fs_methods_read_file(ErpcCall *call, JsonObject *params, gpointer user_data)
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 	gboolean follow = TRUE;
 	EsdFsFileJob *job;
 	struct stat st;
@@ -152,9 +213,25 @@ esd_fs_methods_read_file(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_READ,
+						 ERPC_SANDBOX_DIRECT_NONE,
+						 &direct))
 		return;
-	fd = esd_fs_ops_open_regular(path, follow, &st, &error);
+	if (direct.policy != NULL) {
+		gboolean fallback = FALSE;
+		fd = esd_fs_direct_open_regular(path, &st, &fallback, &error);
+		if (fallback) {
+			esd_fs_direct_fallback(call, &direct, params, NULL);
+			return;
+		}
+	} else {
+		fd = esd_fs_ops_open_regular(path, follow, &st, &error);
+	}
 	if (fd < 0) {
 		erpc_call_return_error(call, error);
 		return;
@@ -188,6 +265,7 @@ esd_fs_methods_write_file(ErpcCall *call, JsonObject *params, gpointer user_data
 	g_autoptr(GError) text_error = NULL;
 	g_autofree gchar *path = NULL;
 	EsdFsSandboxBlob blob = {.member = "dataBase64"};
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 	const gchar *text;
 	gsize text_len = 0;
 	gboolean follow = TRUE;
@@ -205,8 +283,19 @@ esd_fs_methods_write_file(ErpcCall *call, JsonObject *params, gpointer user_data
 	}
 	blob.text = text;
 	blob.len = text_len;
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, &blob, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 &blob,
+						 path,
+						 ERPC_SANDBOX_ACCESS_WRITE,
+						 ERPC_SANDBOX_DIRECT_NONE,
+						 &direct))
 		return;
+	if (direct.policy != NULL) {
+		esd_fs_direct_write_file(call, &direct, &blob, path);
+		return;
+	}
 	/* the text stays in the request's frame, which the call keeps alive */
 	job = g_new0(EsdFsFileJob, 1);
 	job->fd = -1;
@@ -222,6 +311,7 @@ esd_fs_methods_create_directory(ErpcCall *call, JsonObject *params, gpointer use
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 	gboolean follow = TRUE;
 	gboolean recursive = TRUE;
 	gboolean ok;
@@ -231,9 +321,25 @@ esd_fs_methods_create_directory(ErpcCall *call, JsonObject *params, gpointer use
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_WRITE,
+						 ERPC_SANDBOX_DIRECT_NONE,
+						 &direct))
 		return;
-	ok = esd_fs_ops_create_directory(path, recursive, follow, &error);
+	if (direct.policy != NULL) {
+		gboolean fallback = FALSE;
+		ok = esd_fs_direct_create_directory(path, recursive, &fallback, &error);
+		if (fallback) {
+			esd_fs_direct_fallback(call, &direct, params, NULL);
+			return;
+		}
+	} else {
+		ok = esd_fs_ops_create_directory(path, recursive, follow, &error);
+	}
 	esd_fs_methods_finish_empty(call, ok, error);
 }
 
@@ -242,6 +348,7 @@ esd_fs_methods_get_metadata(ErpcCall *call, JsonObject *params, gpointer user_da
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 	gboolean follow = TRUE;
 	GString *out;
 
@@ -249,10 +356,27 @@ esd_fs_methods_get_metadata(ErpcCall *call, JsonObject *params, gpointer user_da
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_READ,
+						 ERPC_SANDBOX_DIRECT_NONE,
+						 &direct))
 		return;
 	out = g_string_sized_new(160);
-	if (!esd_fs_ops_get_metadata(path, follow, out, &error)) {
+	if (direct.policy != NULL) {
+		gboolean fallback = FALSE;
+		if (!esd_fs_direct_get_metadata(path, out, &fallback, &error)) {
+			g_string_free(out, TRUE);
+			out = NULL;
+		}
+		if (fallback) {
+			esd_fs_direct_fallback(call, &direct, params, NULL);
+			return;
+		}
+	} else if (!esd_fs_ops_get_metadata(path, follow, out, &error)) {
 		g_string_free(out, TRUE);
 		out = NULL;
 	}
@@ -291,13 +415,25 @@ esd_fs_methods_read_directory(ErpcCall *call, JsonObject *params, gpointer user_
 {
 	g_autoptr(GError) error = NULL;
 	g_autofree gchar *path = NULL;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 
 	if (!esd_fs_methods_parse_path(call, params, &path, NULL, &error)) {
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_READ,
+						 ERPC_SANDBOX_DIRECT_TREE,
+						 &direct))
 		return;
+	if (direct.policy != NULL) {
+		esd_fs_direct_read_directory(call, &direct, path);
+		return;
+	}
 	esd_fs_job_run(call, esd_fs_methods_read_directory_thread, g_steal_pointer(&path), g_free);
 }
 
@@ -431,6 +567,7 @@ esd_fs_methods_remove(ErpcCall *call, JsonObject *params, gpointer user_data)
 	gboolean follow = TRUE;
 	gboolean recursive = TRUE;
 	gboolean force = TRUE;
+	g_auto(EsdFsDirect) direct = {NULL, NULL};
 	struct stat st;
 	gboolean ok;
 
@@ -440,8 +577,25 @@ esd_fs_methods_remove(ErpcCall *call, JsonObject *params, gpointer user_data)
 		erpc_call_return_error(call, error);
 		return;
 	}
-	if (!esd_fs_methods_check_sandbox(user_data, call, params, NULL, NULL))
+	if (!esd_fs_methods_check_sandbox_direct(user_data,
+						 call,
+						 params,
+						 NULL,
+						 path,
+						 ERPC_SANDBOX_ACCESS_WRITE,
+						 ERPC_SANDBOX_DIRECT_NONE,
+						 &direct))
 		return;
+	if (direct.policy != NULL) {
+		gboolean fallback = FALSE;
+		ok = esd_fs_direct_remove(path, recursive, force, follow, &fallback, &error);
+		if (fallback) {
+			esd_fs_direct_fallback(call, &direct, params, NULL);
+			return;
+		}
+		esd_fs_methods_finish_empty(call, ok, error);
+		return;
+	}
 	/* only a whole directory tree is worth a worker */
 	if (follow && recursive && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		EsdFsRemoveJob *job = g_new0(EsdFsRemoveJob, 1);

@@ -4,8 +4,10 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #include "esd-fs-ops.h"
 #include "esd-fs-path.h"
@@ -197,6 +199,22 @@ esd_fs_ops_decode_into(gint fd, const gchar *text, gsize len, GError **error)
 	return TRUE;
 }
 
+/* the content replaces the resolved target */
+static gboolean
+esd_fs_ops_write_target(EsdFsTarget *target, const gchar *text, gsize len, GError **error)
+{
+	g_autoptr(EsdFsReplace) replace = NULL;
+	g_autoptr(GError) error_local = NULL;
+
+	replace = esd_fs_replace_new(target, &error_local);
+	if (replace == NULL)
+		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
+	if (!esd_fs_ops_decode_into(esd_fs_replace_get_fd(replace), text, len, error))
+		return FALSE;
+	/* atomic (rename), not flushed: the protocol promises no durability */
+	return esd_fs_replace_commit(replace, FALSE, error);
+}
+
 /**
  * esd_fs_ops_write_file:
  * @path: an absolute path
@@ -220,18 +238,52 @@ esd_fs_ops_write_file(const gchar *path,
 		      GError **error)
 {
 	g_auto(EsdFsTarget) target = {.dirfd = -1};
-	g_autoptr(EsdFsReplace) replace = NULL;
 	g_autoptr(GError) error_local = NULL;
 
 	if (!esd_fs_target_resolve(path, follow, &target, &error_local))
 		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
-	replace = esd_fs_replace_new(&target, &error_local);
-	if (replace == NULL)
+	return esd_fs_ops_write_target(&target, text, len, error);
+}
+
+/**
+ * esd_fs_ops_write_file_direct:
+ * @path: an absolute path
+ * @text: the new content, strict padded base64
+ * @len: the length of @text
+ * @fallback: (out): set when the sandbox must decide instead: a symbolic
+ *   link on the way or at @path, or a directory that cannot be written
+ *   (where the content would be staged elsewhere)
+ * @error: return location for a #GError, or %NULL
+ *
+ * esd_fs_ops_write_file() for a sandboxed request run outside the sandbox
+ * (esd-fs-sandbox-direct.c): where it does not fall back, the outcome is
+ * the one a following write in the sandbox has.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_fs_ops_write_file_direct(const gchar *path,
+			     const gchar *text,
+			     gsize len,
+			     gboolean *fallback,
+			     GError **error)
+{
+	g_auto(EsdFsTarget) target = {.dirfd = -1};
+	g_autoptr(GError) error_local = NULL;
+
+	*fallback = FALSE;
+	if (!esd_fs_target_resolve(path, FALSE, &target, &error_local)) {
+		if (esd_fs_error_is_symlink(error_local)) {
+			*fallback = TRUE;
+			return FALSE;
+		}
 		return esd_fs_ops_write_failed(text, len, g_steal_pointer(&error_local), error);
-	if (!esd_fs_ops_decode_into(esd_fs_replace_get_fd(replace), text, len, error))
+	}
+	if (faccessat(target.dirfd, ".", W_OK, AT_EACCESS) != 0) {
+		*fallback = TRUE;
 		return FALSE;
-	/* atomic (rename), not flushed: the protocol promises no durability */
-	return esd_fs_replace_commit(replace, FALSE, error);
+	}
+	return esd_fs_ops_write_target(&target, text, len, error);
 }
 
 static gboolean
@@ -468,37 +520,25 @@ esd_fs_ops_entry_kind(DIR *dir, struct dirent *entry, gboolean *is_dir, gboolean
 	}
 }
 
-/**
- * esd_fs_ops_read_directory:
- * @path: an absolute path
- * @cancellable: (nullable): a #GCancellable
- * @error: return location for a #GError, or %NULL
- *
- * Lists a directory in its raw order, without `.` and `..`. The kind comes
- * from the directory entry where it can; only symlinks (and file systems
- * that do not say) cost a stat.
- *
- * Returns: (transfer full): `{"entries":[...]}`, or %NULL with @error set
- */
-GString *
-esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError **error)
+/* the listing of an open directory; @strict refuses entries that are links (*fallback) */
+static GString *
+esd_fs_ops_list(gint fd,
+		gboolean strict,
+		gboolean *fallback,
+		GCancellable *cancellable,
+		GError **error)
 {
-	esd_autofd gint fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	g_autoptr(DIR) dir = NULL;
 	g_autoptr(GString) out = NULL;
 	ErpcJsonWriter writer;
 	guint count = 0;
 
-	if (fd < 0) {
-		esd_fs_set_errno(error, errno);
-		return NULL;
-	}
 	dir = fdopendir(fd);
 	if (dir == NULL) {
 		esd_fs_set_errno(error, errno);
+		close(fd);
 		return NULL;
 	}
-	esd_fs_steal_fd(&fd);
 	out = g_string_sized_new(4096);
 	erpc_json_writer_init(&writer, out);
 	erpc_json_writer_begin_object(&writer);
@@ -525,6 +565,18 @@ esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError *
 		if ((++count & 0x3ff) == 0 &&
 		    g_cancellable_set_error_if_cancelled(cancellable, error))
 			return NULL;
+		if (strict && entry->d_type == DT_LNK) {
+			*fallback = TRUE;
+			return NULL;
+		}
+		if (strict && entry->d_type == DT_UNKNOWN) {
+			struct stat st;
+			if (fstatat(dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+			    S_ISLNK(st.st_mode)) {
+				*fallback = TRUE;
+				return NULL;
+			}
+		}
 		if (!esd_fs_ops_entry_kind(dir, entry, &is_dir, &is_file))
 			continue;
 		erpc_json_writer_begin_object(&writer);
@@ -536,4 +588,64 @@ esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError *
 	erpc_json_writer_end_array(&writer);
 	erpc_json_writer_end_object(&writer);
 	return g_steal_pointer(&out);
+}
+
+/**
+ * esd_fs_ops_read_directory:
+ * @path: an absolute path
+ * @cancellable: (nullable): a #GCancellable
+ * @error: return location for a #GError, or %NULL
+ *
+ * Lists a directory in its raw order, without `.` and `..`. The kind comes
+ * from the directory entry where it can; only symlinks (and file systems
+ * that do not say) cost a stat.
+ *
+ * Returns: (transfer full): `{"entries":[...]}`, or %NULL with @error set
+ */
+GString *
+esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError **error)
+{
+	gint fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		esd_fs_set_errno(error, errno);
+		return NULL;
+	}
+	return esd_fs_ops_list(fd, FALSE, NULL, cancellable, error);
+}
+
+/**
+ * esd_fs_ops_read_directory_direct:
+ * @path: an absolute path
+ * @fallback: (out): set when the sandbox must decide instead: a symbolic
+ *   link on the way, at @path or among the entries (whose flags follow it)
+ * @cancellable: (nullable): stops a long listing
+ * @error: return location for a #GError, or %NULL
+ *
+ * esd_fs_ops_read_directory() for a sandboxed request run outside the
+ * sandbox (esd-fs-sandbox-direct.c), following no link.
+ *
+ * Returns: (transfer full): the result, or %NULL
+ */
+GString *
+esd_fs_ops_read_directory_direct(const gchar *path,
+				 gboolean *fallback,
+				 GCancellable *cancellable,
+				 GError **error)
+{
+	struct open_how how = {.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+			       .resolve = RESOLVE_NO_SYMLINKS};
+	gint fd;
+
+	*fallback = FALSE;
+	fd = (gint)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd < 0) {
+		if (errno == ELOOP || errno == ENOSYS || errno == EPERM || errno == EXDEV) {
+			*fallback = TRUE;
+			return NULL;
+		}
+		esd_fs_set_errno(error, errno);
+		return NULL;
+	}
+	return esd_fs_ops_list(fd, TRUE, fallback, cancellable, error);
 }

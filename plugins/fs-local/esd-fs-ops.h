@@ -17,6 +17,12 @@ esd_fs_ops_open_regular(const gchar *path, gboolean follow, struct stat *st, GEr
 GString *
 esd_fs_ops_read_file_result(gint fd, const struct stat *st, GError **error);
 gboolean
+esd_fs_ops_write_file_direct(const gchar *path,
+			     const gchar *text,
+			     gsize len,
+			     gboolean *fallback,
+			     GError **error);
+gboolean
 esd_fs_ops_write_file(const gchar *path,
 		      gboolean follow,
 		      const gchar *text,
@@ -30,5 +36,10 @@ gboolean
 esd_fs_ops_canonicalize(const gchar *path, GString *out, GError **error);
 GString *
 esd_fs_ops_read_directory(const gchar *path, GCancellable *cancellable, GError **error);
+GString *
+esd_fs_ops_read_directory_direct(const gchar *path,
+				 gboolean *fallback,
+				 GCancellable *cancellable,
+				 GError **error);
 
 G_END_DECLS

@@ -33,6 +33,21 @@ esd_fs_symlink_in_path(GError **error)
 	return FALSE;
 }
 
+/**
+ * esd_fs_error_is_symlink:
+ * @error: an error of the no-follow resolution
+ *
+ * Returns: whether @error is a symbolic link the resolution refused: one on
+ *   the way (esd_fs_symlink_in_path()) or at the end (ELOOP)
+ */
+gboolean
+esd_fs_error_is_symlink(const GError *error)
+{
+	return error != NULL && error->domain == ERPC_ERROR &&
+	       (g_strcmp0(error->message, "path contains a symbolic link") == 0 ||
+		g_str_has_suffix(error->message, "(os error 40)"));
+}
+
 void
 esd_fs_target_clear(EsdFsTarget *target)
 {

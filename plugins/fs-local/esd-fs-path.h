@@ -35,6 +35,8 @@ gboolean
 esd_fs_target_resolve(const gchar *path, gboolean follow, EsdFsTarget *target, GError **error);
 gboolean
 esd_fs_symlink_in_path(GError **error);
+gboolean
+esd_fs_error_is_symlink(const GError *error);
 gchar *
 esd_fs_readlinkat(gint dirfd, const gchar *name, GError **error);
 

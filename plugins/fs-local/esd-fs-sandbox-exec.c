@@ -120,6 +120,22 @@ esd_fs_sandbox_helper_files(const gchar *helper)
 	return g_strdupv(cached);
 }
 
+/**
+ * esd_fs_sandbox_helper_ro_files:
+ *
+ * Returns: (transfer full) (nullable): the host files the sandboxed helper
+ *   is given, or %NULL when there is no helper to run
+ */
+gchar **
+esd_fs_sandbox_helper_ro_files(void)
+{
+	const gchar *helper = esd_fs_sandbox_helper_path();
+
+	if (!g_file_test(helper, G_FILE_TEST_IS_EXECUTABLE))
+		return NULL;
+	return esd_fs_sandbox_helper_files(helper);
+}
+
 /* PATH, HOME, and the daemon's debugging settings: nothing from the client */
 static gchar **
 esd_fs_sandbox_helper_envp(void)
@@ -320,6 +336,7 @@ static ErpcSandboxChild *
 esd_fs_sandbox_spawn(ErpcSandbox *service,
 		     ErpcSandboxPolicy *policy,
 		     gint handoff_fd,
+		     gboolean serve,
 		     EsdFsPump *pump,
 		     GError **error)
 {
@@ -329,11 +346,14 @@ esd_fs_sandbox_spawn(ErpcSandbox *service,
 	g_autoptr(GError) error_local = NULL;
 	g_auto(GStrv) files = NULL;
 	g_auto(GStrv) envp = NULL;
-	const gchar *argv[] = {helper, NULL, NULL};
+	const gchar *argv[] = {helper, NULL, NULL, NULL};
+	guint argc = 1;
 
+	if (serve)
+		argv[argc++] = "--serve";
 	if (handoff_fd >= 0) {
 		handoff_arg = g_strdup_printf("--handoff-fd=%d", handoff_fd);
-		argv[1] = handoff_arg;
+		argv[argc++] = handoff_arg;
 	}
 	command = erpc_sandbox_command_new(argv);
 	files = esd_fs_sandbox_helper_files(helper);
@@ -417,7 +437,7 @@ esd_fs_sandbox_exec(ErpcSandbox *service,
 
 	if (!esd_fs_sandbox_check_available(error))
 		return FALSE;
-	child = esd_fs_sandbox_spawn(service, policy, handoff_fd, &pump, error);
+	child = esd_fs_sandbox_spawn(service, policy, handoff_fd, FALSE, &pump, error);
 	if (child == NULL) {
 		esd_fs_pump_clear(&pump);
 		return FALSE;
@@ -439,4 +459,56 @@ esd_fs_sandbox_exec(ErpcSandbox *service,
 	if (stderr_text->len > 0)
 		g_debug("the sandboxed file system helper said: %s", stderr_text->str);
 	return TRUE;
+}
+
+/**
+ * esd_fs_sandbox_spawn_server:
+ * @service: the host's sandbox
+ * @policy: a policy of @service with a restricted file system
+ * @handoff_fd: the helper's end of a socketpair for handles
+ * @in_fd: (out): its stdin, non-blocking
+ * @out_fd: (out): its stdout, non-blocking
+ * @err_fd: (out): its stderr, non-blocking
+ * @error: return location for a #GError, or %NULL
+ *
+ * Starts a helper that serves one request per line (`--serve`) in the
+ * sandbox of @policy, failing closed as esd_fs_sandbox_exec() does.
+ *
+ * Returns: (transfer full): the helper, or %NULL with @error set
+ */
+ErpcSandboxChild *
+esd_fs_sandbox_spawn_server(ErpcSandbox *service,
+			    ErpcSandboxPolicy *policy,
+			    gint handoff_fd,
+			    gint *in_fd,
+			    gint *out_fd,
+			    gint *err_fd,
+			    GError **error)
+{
+	EsdFsPump pump = {-1, -1, -1, NULL, 0, 0, NULL, NULL};
+	ErpcSandboxChild *child;
+
+	if (!esd_fs_sandbox_check_available(error))
+		return NULL;
+	child = esd_fs_sandbox_spawn(service, policy, handoff_fd, TRUE, &pump, error);
+	if (child == NULL) {
+		esd_fs_pump_clear(&pump);
+		return NULL;
+	}
+	*in_fd = pump.in_fd;
+	*out_fd = pump.out_fd;
+	*err_fd = pump.err_fd;
+	return child;
+}
+
+/**
+ * esd_fs_sandbox_describe_failure:
+ * @status: a wait status, or -1
+ * @stderr_text: what the helper wrote on stderr
+ * @error: return location for the #GError a helper that gave no answer is reported with
+ */
+void
+esd_fs_sandbox_describe_failure(gint status, GString *stderr_text, GError **error)
+{
+	esd_fs_sandbox_failed(status, stderr_text, error);
 }

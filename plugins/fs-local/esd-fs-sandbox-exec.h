@@ -8,6 +8,8 @@ G_BEGIN_DECLS
 
 const gchar *
 esd_fs_sandbox_helper_path(void);
+gchar **
+esd_fs_sandbox_helper_ro_files(void);
 gboolean
 esd_fs_sandbox_exec(ErpcSandbox *service,
 		    ErpcSandboxPolicy *policy,
@@ -16,5 +18,16 @@ esd_fs_sandbox_exec(ErpcSandbox *service,
 		    EsdFsAnswer *answer,
 		    GCancellable *cancellable,
 		    GError **error);
+
+ErpcSandboxChild *
+esd_fs_sandbox_spawn_server(ErpcSandbox *service,
+			    ErpcSandboxPolicy *policy,
+			    gint handoff_fd,
+			    gint *in_fd,
+			    gint *out_fd,
+			    gint *err_fd,
+			    GError **error);
+void
+esd_fs_sandbox_describe_failure(gint status, GString *stderr_text, GError **error);
 
 G_END_DECLS

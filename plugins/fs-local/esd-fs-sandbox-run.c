@@ -6,10 +6,12 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "esd-fs-connection-state.h"
 #include "esd-fs-handoff.h"
 #include "esd-fs-sandbox-answer.h"
 #include "esd-fs-sandbox-exec.h"
 #include "esd-fs-sandbox-run.h"
+#include "esd-fs-sandbox-warm.h"
 
 /*
  * An fs request with a restricted file system (PROTOCOL.md §6.4: "FS
@@ -26,8 +28,11 @@
  * sandbox and hands the descriptors back (esd-fs-handoff.c); the daemon
  * keeps them as an ordinary handle.
  *
- * Everything runs in a worker thread; the call is answered on the main
- * thread. Cancelling the call (its connection closed) kills the helper.
+ * The helper is a warm one of the connection (esd-fs-sandbox-warm.c)
+ * that serves many requests, or, when all of those are busy, one started
+ * for this request only. Everything runs in a worker thread; the call is
+ * answered on the main thread. Cancelling the call (its connection
+ * closed) kills the helper.
  */
 
 typedef struct {
@@ -39,6 +44,8 @@ typedef struct {
 	EsdFsSandboxAdoptFunc adopt;
 	gint handoff[2]; /* the daemon's end, the helper's end */
 	EsdFsHandle *handle;
+	EsdFsWarm *warm; /* or NULL: a helper for this request */
+	gboolean warm_ok;
 	gint64 started;
 } EsdFsSandboxJob;
 
@@ -47,6 +54,8 @@ esd_fs_sandbox_job_free(gpointer data)
 {
 	EsdFsSandboxJob *job = data;
 
+	if (job->warm != NULL)
+		esd_fs_warm_release(job->warm, FALSE);
 	g_object_unref(job->call);
 	g_object_unref(job->service);
 	erpc_sandbox_policy_unref(job->policy);
@@ -130,6 +139,37 @@ esd_fs_sandbox_thread(GTask *task,
 	EsdFsSandboxJob *job = task_data;
 	GError *error = NULL;
 
+	if (job->warm != NULL) {
+		if (!esd_fs_warm_exchange(job->warm,
+					  job->service,
+					  job->policy,
+					  job->request,
+					  job->answer,
+					  cancellable,
+					  &error)) {
+			g_task_return_error(task, error);
+			return;
+		}
+		if (!esd_fs_answer_finish(job->answer, &error)) {
+			g_message("%s: %s", erpc_call_get_method(job->call), error->message);
+			g_task_return_error(task, error);
+			return;
+		}
+		if (job->adopt != NULL && esd_fs_answer_get_error(job->answer) == NULL) {
+			job->handle = esd_fs_warm_receive_handle(job->warm, &error);
+			if (job->handle == NULL) {
+				g_message("%s: %s",
+					  erpc_call_get_method(job->call),
+					  error->message);
+				g_task_return_error(task, error);
+				return;
+			}
+		}
+		esd_fs_warm_finish(job->warm);
+		job->warm_ok = TRUE;
+		g_task_return_boolean(task, TRUE);
+		return;
+	}
 	if (!esd_fs_sandbox_exec(job->service,
 				 job->policy,
 				 job->request,
@@ -179,9 +219,14 @@ esd_fs_sandbox_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_
 	g_autoptr(GError) error = NULL;
 	const GError *answered;
 
-	g_debug("sandboxed %s: %.1f ms",
+	g_debug("sandboxed %s: %.1f ms%s",
 		erpc_call_get_method(call),
-		(g_get_monotonic_time() - job->started) / 1000.0);
+		(g_get_monotonic_time() - job->started) / 1000.0,
+		job->warm != NULL ? " (warm)" : "");
+	if (job->warm != NULL) {
+		esd_fs_warm_release(job->warm, job->warm_ok);
+		job->warm = NULL;
+	}
 	if (!g_task_propagate_boolean(task, &error)) {
 		esd_fs_sandbox_return_failure(call, error);
 		return;
@@ -198,6 +243,16 @@ esd_fs_sandbox_done_cb(GObject *source_object, GAsyncResult *res, gpointer user_
 		return;
 	}
 	erpc_call_result_end(call, esd_fs_answer_steal_result(job->answer));
+}
+
+/* the connection's idle helper for this `sandbox`, or a new slot; NULL when all are busy */
+static EsdFsWarm *
+esd_fs_sandbox_warm_acquire(ErpcCall *call, JsonObject *params)
+{
+	EsdFsConnectionState *state = esd_fs_connection_state_get(erpc_call_get_connection(call));
+	g_autofree gchar *key = json_to_string(json_object_get_member(params, "sandbox"), FALSE);
+
+	return esd_fs_warm_pool_acquire(esd_fs_connection_state_get_warm(state), key);
 }
 
 /**
@@ -236,7 +291,8 @@ esd_fs_sandbox_run(ErpcCall *call,
 	job->adopt = adopt;
 	job->handoff[0] = job->handoff[1] = -1;
 	job->started = g_get_monotonic_time();
-	if (adopt != NULL &&
+	job->warm = esd_fs_sandbox_warm_acquire(call, params);
+	if (adopt != NULL && job->warm == NULL &&
 	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, job->handoff) != 0) {
 		esd_fs_set_errno(&error, errno);
 		esd_fs_sandbox_job_free(job);

@@ -318,6 +318,19 @@ esd_bwrap_add_fd(EsdBwrapLaunch *launch, gint fd)
 		g_array_append_val(launch->fds, fd);
 }
 
+/**
+ * esd_bwrap_launch_get_n_synthetic:
+ * @launch: a launch
+ *
+ * Returns: how many mount points bwrap makes on the host for @launch
+ *   (removed when the launch is cleaned up after the sandbox ended)
+ */
+guint
+esd_bwrap_launch_get_n_synthetic(EsdBwrapLaunch *launch)
+{
+	return launch->mounts.synthetic != NULL ? launch->mounts.synthetic->len : 0;
+}
+
 /* where the trailing run of `--remount-ro PATH` pairs of the mount plan begins */
 static guint
 esd_bwrap_mounts_tail(GPtrArray *mount_args)

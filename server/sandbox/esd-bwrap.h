@@ -39,6 +39,8 @@ void
 esd_bwrap_launch_cleanup(EsdBwrapLaunch *launch);
 void
 esd_bwrap_launch_free(EsdBwrapLaunch *launch);
+guint
+esd_bwrap_launch_get_n_synthetic(EsdBwrapLaunch *launch);
 
 gchar *
 esd_bwrap_find(GError **error);

@@ -806,3 +806,249 @@ esd_sandbox_mounts_clear(EsdSandboxMounts *mounts)
 		close(g_array_index(mounts->pinned, gint, i));
 	g_clear_pointer(&mounts->pinned, g_array_unref);
 }
+
+/* one mount of a built plan, as the sandbox sees it */
+typedef struct {
+	const gchar *target;
+	gboolean identity; /* the host's files at the same path */
+	gboolean writable;
+} EsdDirectMount;
+
+static gchar *
+esd_direct_fd_path(const gchar *fd_text)
+{
+	g_autofree gchar *proc = g_strdup_printf("/proc/self/fd/%s", fd_text);
+	return g_file_read_link(proc, NULL);
+}
+
+/* whether @path is absolute and has no empty, `.` or `..` component, as the helper receives it */
+static gboolean
+esd_direct_path_is_normal(const gchar *path)
+{
+	if (path[0] != '/')
+		return FALSE;
+	if (path[1] == '\0')
+		return TRUE;
+	for (const gchar *p = path; *p != '\0';) {
+		const gchar *name = p + 1;
+		gsize len = strcspn(name, "/");
+		if (len == 0 || (len == 1 && name[0] == '.') ||
+		    (len == 2 && name[0] == '.' && name[1] == '.'))
+			return FALSE;
+		p = name + len;
+	}
+	return TRUE;
+}
+
+/*
+ * The command's extra files, as esd-bwrap.c binds them: read-only at their
+ * real path, with a link from the name where the policy denies it. A read
+ * sees the same content through a read-only bind of the same file, so for
+ * @read_only only those links count (a denied name is not the host's), and
+ * no real path needs resolving.
+ */
+static void
+esd_direct_add_files(GArray *list,
+		     GPtrArray *owned,
+		     const EsdSandboxPolicy *policy,
+		     gboolean read_only,
+		     const gchar *const *ro_files)
+{
+	for (guint j = 0; ro_files != NULL && ro_files[j] != NULL; j++) {
+		g_autofree gchar *name = NULL;
+		gchar *real;
+		EsdDirectMount file = {NULL, TRUE, FALSE};
+
+		if (!g_path_is_absolute(ro_files[j]))
+			continue;
+		name = g_canonicalize_filename(ro_files[j], "/");
+		if (read_only) {
+			if (esd_sandbox_policy_access_for(policy, name) ==
+			    ESD_SANDBOX_ACCESS_DENY) {
+				EsdDirectMount link = {g_steal_pointer(&name), FALSE, FALSE};
+				g_ptr_array_add(owned, (gpointer)link.target);
+				g_array_append_val(list, link);
+			}
+			continue;
+		}
+		real = realpath(name, NULL);
+		if (real == NULL)
+			continue;
+		g_ptr_array_add(owned, real);
+		file.target = real;
+		g_array_append_val(list, file);
+		if (g_strcmp0(name, real) != 0) {
+			/* a link bwrap may make for the name: not the host's */
+			EsdDirectMount link = {g_strdup(name), FALSE, FALSE};
+			g_ptr_array_add(owned, (gpointer)link.target);
+			g_array_append_val(list, link);
+		}
+	}
+}
+
+/*
+ * The mounts of @mounts in order, after bwrap's empty root; FALSE for an
+ * option this reading does not know, so that the caller fails closed.
+ */
+static gboolean
+esd_direct_read_plan(EsdSandboxMounts *mounts,
+		     GArray *list,
+		     GPtrArray *owned,
+		     const EsdSandboxPolicy *policy,
+		     gboolean read_only,
+		     const gchar *const *ro_files)
+{
+	GPtrArray *args = mounts->args;
+	EsdDirectMount root = {"/", FALSE, TRUE};
+	guint tail;
+
+	g_array_append_val(list, root);
+	for (tail = args->len; tail >= 2; tail -= 2) {
+		if (g_strcmp0(g_ptr_array_index(args, tail - 2), "--remount-ro") != 0)
+			break;
+	}
+	for (guint i = 0; i < args->len;) {
+		const gchar *option = g_ptr_array_index(args, i);
+		guint left = args->len - i - 1;
+		EsdDirectMount mount = {NULL, FALSE, TRUE};
+
+		/* the command's files go before the final read-only remounts */
+		if (i == tail)
+			esd_direct_add_files(list, owned, policy, read_only, ro_files);
+		if (g_strcmp0(option, "--perms") == 0 && left >= 1) {
+			i += 2;
+			continue;
+		}
+		if (g_strcmp0(option, "--remount-ro") == 0 && left >= 1) {
+			const gchar *target = g_ptr_array_index(args, i + 1);
+			for (guint j = list->len; j > 0; j--) {
+				EsdDirectMount *m = &g_array_index(list, EsdDirectMount, j - 1);
+				if (g_strcmp0(m->target, target) == 0) {
+					m->writable = FALSE;
+					break;
+				}
+			}
+			i += 2;
+			continue;
+		}
+		if ((g_strcmp0(option, "--dev") == 0 || g_strcmp0(option, "--proc") == 0 ||
+		     g_strcmp0(option, "--tmpfs") == 0) &&
+		    left >= 1) {
+			mount.target = g_ptr_array_index(args, i + 1);
+			i += 2;
+		} else if ((g_strcmp0(option, "--ro-bind") == 0 ||
+			    g_strcmp0(option, "--bind") == 0) &&
+			   left >= 2) {
+			mount.target = g_ptr_array_index(args, i + 2);
+			mount.identity =
+			    g_strcmp0(g_ptr_array_index(args, i + 1), mount.target) == 0;
+			mount.writable = g_strcmp0(option, "--bind") == 0;
+			i += 3;
+		} else if ((g_strcmp0(option, "--ro-bind-fd") == 0 ||
+			    g_strcmp0(option, "--bind-fd") == 0) &&
+			   left >= 2) {
+			g_autofree gchar *source =
+			    esd_direct_fd_path(g_ptr_array_index(args, i + 1));
+			mount.target = g_ptr_array_index(args, i + 2);
+			mount.identity = source != NULL && g_strcmp0(source, mount.target) == 0;
+			mount.writable = g_strcmp0(option, "--bind-fd") == 0;
+			i += 3;
+		} else if (g_strcmp0(option, "--ro-bind-data") == 0 && left >= 2) {
+			mount.target = g_ptr_array_index(args, i + 2);
+			mount.writable = FALSE;
+			i += 3;
+		} else {
+			g_debug("not direct: unknown mount option %s", option);
+			return FALSE;
+		}
+		g_array_append_val(list, mount);
+	}
+	if (tail == args->len)
+		esd_direct_add_files(list, owned, policy, read_only, ro_files);
+	return TRUE;
+}
+
+/**
+ * esd_sandbox_mounts_check_direct:
+ * @policy: a restricted policy
+ * @path: an absolute, normalised path
+ * @access: %ESD_SANDBOX_ACCESS_READ or %ESD_SANDBOX_ACCESS_WRITE
+ * @tree: whether what is below @path is reached as well
+ * @ro_files: (nullable): the extra read-only files of the command
+ *
+ * Builds the mount plan a sandbox under @policy would get now and tells
+ * whether it shows @path as the host's own file, with @access: the last
+ * mount on the way to @path binds the same host path (not a mask, a tmpfs,
+ * `/dev` or `/proc`), is writable for %ESD_SANDBOX_ACCESS_WRITE and is not
+ * @path itself then (a mount point cannot be replaced or removed); for
+ * @tree, no mount at all lies below @path (a read also accepts binds of the
+ * host's own files there). Anything this cannot tell gives %FALSE: deny
+ * globs, `/sys` (whose network view differs), an unknown option, a plan
+ * that cannot be built.
+ *
+ * Returns: %TRUE if a request may run outside the sandbox with the same
+ *   result
+ */
+gboolean
+esd_sandbox_mounts_check_direct(const EsdSandboxPolicy *policy,
+				const gchar *path,
+				EsdSandboxAccess access,
+				gboolean tree,
+				const gchar *const *ro_files)
+{
+	g_auto(EsdSandboxMounts) mounts = {.empty_fd = -1};
+	g_autoptr(GArray) list = g_array_new(FALSE, FALSE, sizeof(EsdDirectMount));
+	g_autoptr(GPtrArray) owned = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GError) error = NULL;
+	const EsdDirectMount *visible = NULL;
+	EsdSandboxAccess granted;
+
+	g_return_val_if_fail(policy != NULL && path != NULL, FALSE);
+
+	if (access == ESD_SANDBOX_ACCESS_DENY || !esd_direct_path_is_normal(path) ||
+	    policy->profile != ESD_SANDBOX_PROFILE_MANAGED ||
+	    policy->fs != ESD_SANDBOX_FS_RESTRICTED)
+		return FALSE;
+	if (esd_sandbox_path_has_prefix(path, "/proc") ||
+	    esd_sandbox_path_has_prefix(path, "/dev") || esd_sandbox_path_has_prefix(path, "/sys"))
+		return FALSE;
+	for (guint i = 0; i < policy->rules->len; i++) {
+		const EsdSandboxRule *rule = g_ptr_array_index(policy->rules, i);
+		/* expanded by a scan of the host: left to the sandbox */
+		if (rule->is_glob && rule->access == ESD_SANDBOX_ACCESS_DENY)
+			return FALSE;
+	}
+	granted = esd_sandbox_policy_access_for(policy, path);
+	if (granted == ESD_SANDBOX_ACCESS_DENY ||
+	    (access == ESD_SANDBOX_ACCESS_WRITE && granted != ESD_SANDBOX_ACCESS_WRITE))
+		return FALSE;
+	if (!esd_sandbox_mounts_build(policy, &mounts, &error)) {
+		g_debug("not direct: %s", error->message);
+		return FALSE;
+	}
+	if (!esd_direct_read_plan(&mounts,
+				  list,
+				  owned,
+				  policy,
+				  access == ESD_SANDBOX_ACCESS_READ,
+				  ro_files))
+		return FALSE;
+	for (guint i = 0; i < list->len; i++) {
+		const EsdDirectMount *m = &g_array_index(list, EsdDirectMount, i);
+
+		if (esd_sandbox_path_has_prefix(path, m->target)) {
+			visible = m;
+			continue;
+		}
+		/* below @path: what a listing, a walk or a removal would meet */
+		if (tree && esd_sandbox_path_has_prefix(m->target, path) &&
+		    (access == ESD_SANDBOX_ACCESS_WRITE || !m->identity))
+			return FALSE;
+	}
+	if (visible == NULL || !visible->identity)
+		return FALSE;
+	if (access == ESD_SANDBOX_ACCESS_WRITE &&
+	    (!visible->writable || g_strcmp0(visible->target, path) == 0))
+		return FALSE;
+	return TRUE;
+}

@@ -26,6 +26,13 @@ esd_sandbox_mounts_clear(EsdSandboxMounts *mounts);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(EsdSandboxMounts, esd_sandbox_mounts_clear)
 
+gboolean
+esd_sandbox_mounts_check_direct(const EsdSandboxPolicy *policy,
+				const gchar *path,
+				EsdSandboxAccess access,
+				gboolean tree,
+				const gchar *const *ro_files);
+
 void
 esd_sandbox_mounts_set_fresh_proc(gboolean fresh);
 

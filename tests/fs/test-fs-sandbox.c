@@ -3,8 +3,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gstdio.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -505,15 +508,19 @@ test_preparation(Fx *fx)
 	disk_assert_missing(fx, "w/x");
 }
 
-/* a second daemon of the case's transport, with @env added */
+/* a second daemon of the case's transport, with @env added; @verbose logs its debug messages */
 static Conn *
-start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
+start_daemon_full(Fx *fx, const gchar *const *env, gboolean verbose, EsdTestDaemon **daemon)
 {
-	const gchar *const stdio_args[] = {"--listen", "stdio", NULL};
+	const gchar *const stdio_args[] = {"--listen", "stdio", verbose ? "--verbose" : NULL, NULL};
+	const gchar *const ws_args[] = {"--verbose", NULL};
 	g_autoptr(EsdTestWsClient) client = NULL;
 	Conn *conn;
 
-	*daemon = esd_test_daemon_new_full(fx->ws ? NULL : stdio_args, env, NULL, fx->ws);
+	*daemon = esd_test_daemon_new_full(fx->ws ? (verbose ? ws_args : NULL) : stdio_args,
+					   env,
+					   NULL,
+					   fx->ws);
 	if (fx->ws) {
 		client = esd_test_ws_client_new(esd_test_daemon_get_url(*daemon));
 		conn = conn_new(ESD_TEST_PEER(client), client);
@@ -522,6 +529,12 @@ start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
 	}
 	conn_initialize(fx, conn, NULL);
 	return conn;
+}
+
+static Conn *
+start_daemon(Fx *fx, const gchar *const *env, EsdTestDaemon **daemon)
+{
+	return start_daemon_full(fx, env, FALSE, daemon);
 }
 
 static void
@@ -678,6 +691,704 @@ test_symlink_race(Fx *fx)
 	g_free(flipper.denied);
 }
 
+/* how many lines of @daemon's log hold @needle */
+static guint
+log_count(EsdTestDaemon *daemon, const gchar *needle)
+{
+	const gchar *text = esd_test_daemon_get_stderr(daemon);
+	guint n = 0;
+
+	for (const gchar *p = strstr(text, needle); p != NULL; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+#define LOG_DIRECT ": direct\n"
+#define LOG_HELPER "-DEBUG: sandboxed fs/"
+
+/* runs the main context until @daemon logged one more direct or helper run than @seen */
+static gboolean
+wait_for_run(EsdTestDaemon *daemon, guint seen)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+	while (log_count(daemon, LOG_DIRECT) + log_count(daemon, LOG_HELPER) <= seen) {
+		if (g_get_monotonic_time() > end)
+			g_error("the daemon logged no direct or sandboxed run");
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(1000);
+	}
+	return log_count(daemon, LOG_DIRECT) > 0;
+}
+
+typedef struct {
+	const gchar *method;
+	const gchar *params; /* without its closing brace: `sandbox` is added */
+	gboolean direct;     /* whether the daemon may answer it itself */
+	const gchar *made;   /* a path the request creates, compared and removed afterwards */
+	const gchar *prep;   /* a file made before each run */
+} DirectRow;
+
+/* one row on @conn: the answer, and what it left at @row->made (removed) */
+static gchar *
+direct_row_run_with(Fx *fx, Conn *conn, const DirectRow *row, const gchar *policy, gchar **made)
+{
+	g_autofree gchar *params = g_strconcat(row->params, ",'sandbox':", policy, "}", NULL);
+	JsonNode *reply;
+	JsonNode *answer;
+
+	if (row->prep != NULL)
+		disk_put(fx, row->prep, "prepared");
+	reply = conn_call(fx, conn, row->method, params);
+	answer = esd_test_json_get(reply, "result");
+
+	if (answer == NULL)
+		answer = esd_test_json_get(reply, "error");
+	*made = NULL;
+	if (row->made != NULL) {
+		const gchar *path = fx_path(fx, row->made);
+		if (g_file_test(path, G_FILE_TEST_IS_DIR))
+			*made = g_strdup("a directory");
+		else if (!g_file_get_contents(path, made, NULL, NULL))
+			*made = g_strdup("nothing");
+		rm_rf(path);
+	}
+	return esd_test_json_to_string(answer);
+}
+
+static gchar *
+direct_row_run(Fx *fx, Conn *conn, const DirectRow *row, gchar **made)
+{
+	return direct_row_run_with(fx, conn, row, POLICY, made);
+}
+
+/*
+ * The policy corpus, answered by a daemon that runs what it may itself
+ * and by one that sends every request to the sandboxed helper
+ * (ESD_FS_DIRECT=0): the same answers and the same files, and the first
+ * one ran exactly the rows marked direct without a helper. Symbolic links
+ * on the way are followed by the helper only; a hidden host path (the
+ * user bus under XDG_RUNTIME_DIR), a protected name, a denied path, the
+ * read-only root and /dev go to the helper, and so do listings of
+ * directories with mounts of the sandbox below (a write root with its
+ * protected names) or with links among the entries; a file without permissions
+ * is refused alike, also to root (the helper has no capabilities).
+ */
+static void
+test_direct_same_answers(Fx *fx)
+{
+	const DirectRow rows[] = {
+	    {"fs/readFile", "{'path':@{f}", TRUE},
+	    {"fs/readFile", "{'path':@{w/a}", TRUE},
+	    {"fs/readFile", "{'path':@{missing}", TRUE},
+	    {"fs/readFile", "{'path':@{d}", TRUE},
+	    {"fs/readFile", "{'path':@{w/noread}", TRUE},
+	    {"fs/readFile", "{'path':@{w/.git/config}", TRUE},
+	    {"fs/readFile", "{'path':@{secret/s.txt}", FALSE},
+	    {"fs/readFile", "{'path':@{w/link}", FALSE},
+	    {"fs/readFile", "{'path':@{w/link},'followSymlinks':false", FALSE},
+	    {"fs/readFile", "{'path':@{dlink/a}", FALSE},
+	    {"fs/readFile", "{'path':@{w/slink}", FALSE},
+	    {"fs/readFile", "{'path':@{run/bus}", FALSE},
+	    {"fs/readFile", "{'path':'file:///dev/null'", FALSE},
+	    {"fs/getMetadata", "{'path':@{f}", TRUE},
+	    {"fs/getMetadata", "{'path':@{w/sub}", TRUE},
+	    {"fs/getMetadata", "{'path':@{missing}", TRUE},
+	    {"fs/getMetadata", "{'path':@{w/link}", FALSE},
+	    {"fs/getMetadata", "{'path':@{secret/s.txt}", FALSE},
+	    {"fs/readDirectory", "{'path':@{d}", TRUE},
+	    {"fs/readDirectory", "{'path':@{w/sub}", TRUE},
+	    {"fs/readDirectory", "{'path':@{f}", TRUE},
+	    {"fs/readDirectory", "{'path':@{missing}", TRUE},
+	    {"fs/readDirectory", "{'path':@{w}", FALSE},
+	    {"fs/readDirectory", "{'path':@{}", FALSE},
+	    {"fs/readDirectory", "{'path':@{secret}", FALSE},
+	    {"fs/readDirectory", "{'path':@{dlink}", FALSE},
+	    {"fs/readDirectory", "{'path':@{e}", FALSE},
+	    {"fs/writeFile", "{'path':@{w/new},'dataBase64':'bmV3'", TRUE, "w/new"},
+	    {"fs/writeFile", "{'path':@{w/new},'dataBase64':'bm!3'", TRUE, "w/new"},
+	    {"fs/writeFile", "{'path':@{w/sub/b},'dataBase64':'bmV3'", TRUE, "w/sub/b"},
+	    {"fs/writeFile", "{'path':@{w/sub},'dataBase64':'bmV3'", TRUE},
+	    {"fs/writeFile", "{'path':@{w/none/x},'dataBase64':'bmV3'", TRUE},
+	    {"fs/writeFile", "{'path':@{w/rodir/x},'dataBase64':'bmV3'", FALSE, "w/rodir/x"},
+	    {"fs/writeFile", "{'path':@{f},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w/.git/config},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w/.codex/x},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{w/link},'dataBase64':'bmV3'", FALSE},
+	    {"fs/writeFile", "{'path':@{lone},'dataBase64':'bmV3'", FALSE},
+	    {"fs/createDirectory", "{'path':@{w/newdir}", TRUE, "w/newdir"},
+	    {"fs/createDirectory", "{'path':@{w/sub}", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/sub},'recursive':false", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/a}", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/none/x},'recursive':false", TRUE},
+	    {"fs/createDirectory", "{'path':@{w/deep/er}", FALSE, "w/deep"},
+	    {"fs/createDirectory", "{'path':@{w/dirlink/x}", FALSE, "w/sub/x"},
+	    {"fs/createDirectory", "{'path':@{d/x}", FALSE},
+	    {"fs/remove", "{'path':@{w/rm}", TRUE, "w/rm", "w/rm"},
+	    {"fs/remove", "{'path':@{w/rm},'recursive':false,'force':false", TRUE, "w/rm", "w/rm"},
+	    {"fs/remove",
+	     "{'path':@{w/rm},'followSymlinks':false,'recursive':false",
+	     TRUE,
+	     "w/rm",
+	     "w/rm"},
+	    {"fs/remove", "{'path':@{w/rm},'followSymlinks':false", FALSE, "w/rm", "w/rm"},
+	    {"fs/remove", "{'path':@{w/none}", TRUE},
+	    {"fs/remove", "{'path':@{w/none},'force':false", TRUE},
+	    {"fs/remove", "{'path':@{w/none/x},'force':false", TRUE},
+	    {"fs/remove", "{'path':@{w/rmdir}", FALSE, "w/rmdir", "w/rmdir/x"},
+	    {"fs/remove", "{'path':@{dlink/a}", FALSE},
+	    {"fs/remove", "{'path':@{f}", FALSE},
+	    {"fs/remove", "{'path':@{w/.git/config}", FALSE},
+	    {"fs/remove", "{'path':@{secret/s.txt}", FALSE},
+	};
+	g_autofree gchar *runtime = NULL;
+	const gchar *direct_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL, NULL};
+	const gchar *helper_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local",
+				     "ESD_FS_DIRECT=0",
+				     NULL,
+				     NULL};
+	EsdTestDaemon *direct_daemon = NULL;
+	EsdTestDaemon *helper_daemon = NULL;
+	Conn *direct_conn;
+	Conn *helper_conn;
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "d/a", "a");
+	disk_put(fx, "w/a", "wa");
+	disk_put(fx, "w/sub/b", "b");
+	disk_put(fx, "w/noread", "unreadable");
+	disk_put(fx, "w/.git/config", "[core]");
+	disk_put(fx, "w/rodir/keep", "k");
+	disk_put(fx, "secret/s.txt", "SECRET");
+	disk_put(fx, "run/bus", "BUS");
+	disk_symlink(fx, fx_path(fx, "w/a"), "w/link");
+	disk_symlink(fx, fx_path(fx, "secret/s.txt"), "w/slink");
+	disk_symlink(fx, fx_path(fx, "d"), "dlink");
+	disk_symlink(fx, fx_path(fx, "w/sub"), "w/dirlink");
+	disk_mkdir(fx, "e");
+	disk_symlink(fx, "../f", "e/l");
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/noread"), 0), ==, 0);
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/rodir"), 0555), ==, 0);
+	runtime = g_strconcat("XDG_RUNTIME_DIR=", fx_path(fx, "run"), NULL);
+	direct_env[1] = runtime;
+	helper_env[2] = runtime;
+	direct_conn = start_daemon_full(fx, direct_env, TRUE, &direct_daemon);
+	helper_conn = start_daemon_full(fx, helper_env, TRUE, &helper_daemon);
+
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		g_autofree gchar *want_made = NULL;
+		g_autofree gchar *got_made = NULL;
+		g_autofree gchar *want = direct_row_run(fx, helper_conn, &rows[i], &want_made);
+		guint seen =
+		    log_count(direct_daemon, LOG_DIRECT) + log_count(direct_daemon, LOG_HELPER);
+		guint direct_before = log_count(direct_daemon, LOG_DIRECT);
+		g_autofree gchar *got = direct_row_run(fx, direct_conn, &rows[i], &got_made);
+		gboolean was_direct;
+
+		wait_for_run(direct_daemon, seen);
+		was_direct = log_count(direct_daemon, LOG_DIRECT) > direct_before;
+		if (g_strcmp0(want, got) != 0 || g_strcmp0(want_made, got_made) != 0 ||
+		    was_direct != rows[i].direct)
+			g_error("%s %s:\n  helper: %s, left %s\n  daemon: %s, left %s, %s",
+				rows[i].method,
+				rows[i].params,
+				want,
+				want_made,
+				got,
+				got_made,
+				was_direct ? "direct" : "through the helper");
+		/* the helper daemon never ran a request itself */
+		g_assert_cmpuint(log_count(helper_daemon, LOG_DIRECT), ==, 0);
+	}
+	disk_assert_content(fx, "secret/s.txt", "SECRET", -1);
+	disk_assert_content(fx, "f", "data", -1);
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/rodir"), 0755), ==, 0);
+	stop_daemon(fx, direct_conn, direct_daemon);
+	stop_daemon(fx, helper_conn, helper_daemon);
+}
+
+/*
+ * The helper's own files are bound read-only in its sandbox, also inside a
+ * write root (a copy of the helper there, with its libraries) (without a deny entry, so that no
+ * other read-only remount follows the plan's binds): a write over the helper there is refused as
+ * the helper sees it, never done by the daemon.
+ */
+static void
+test_direct_helper_files(Fx *fx)
+{
+	const DirectRow rows[] = {
+	    {"fs/writeFile", "{'path':@{w/a/b/esd-fs-helper},'dataBase64':'bmV3'", FALSE},
+	    {"fs/getMetadata", "{'path':@{w/a/b/esd-fs-helper}", TRUE},
+	    {"fs/writeFile", "{'path':@{w/a/b/other},'dataBase64':'bmV3'", TRUE, "w/a/b/other"},
+	};
+	const gchar *policy = SANDBOX(ROOT_READ "," ENTRY("w", "write"));
+	g_autofree gchar *daemon_dir = g_path_get_dirname(g_getenv("ESD_TEST_DAEMON"));
+	g_autofree gchar *build_dir = g_path_get_dirname(daemon_dir);
+	g_autofree gchar *built =
+	    g_build_filename(build_dir, "plugins", "fs-local", "esd-fs-helper", NULL);
+	g_autofree gchar *contents = NULL;
+	g_autofree gchar *helper_env = NULL;
+	gsize len = 0;
+	const gchar *direct_env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL, NULL};
+	const gchar *helper_env_list[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local",
+					  "ESD_FS_DIRECT=0",
+					  NULL,
+					  NULL};
+	EsdTestDaemon *direct_daemon = NULL;
+	EsdTestDaemon *helper_daemon = NULL;
+	Conn *direct_conn;
+	Conn *helper_conn;
+
+	/* with the libraries its runpath names, $ORIGIN/../../libexecrpc{,-plugin} */
+	for (guint i = 0; i < 2; i++) {
+		const gchar *lib = i == 0 ? "libexecrpc" : "libexecrpc-plugin";
+		g_autofree gchar *name = g_strdup_printf("%s-1.so.0", lib);
+		g_autofree gchar *from = g_build_filename(build_dir, lib, name, NULL);
+		g_autofree gchar *to = g_build_filename(lib, name, NULL);
+		g_autofree gchar *to_rel = g_build_filename("w", to, NULL);
+		g_autofree gchar *lib_contents = NULL;
+		gsize lib_len = 0;
+
+		g_assert_true(g_file_get_contents(from, &lib_contents, &lib_len, NULL));
+		disk_put(fx, to_rel, "");
+		disk_write(fx, to_rel, lib_contents, (gssize)lib_len);
+	}
+	/* protected names that exist are bound, not masked: no read-only remount ends the plan */
+	disk_mkdir(fx, "w/.git");
+	disk_mkdir(fx, "w/.codex");
+	disk_mkdir(fx, "w/.agents");
+	disk_mkdir(fx, "w/.aws");
+	g_assert_true(g_file_get_contents(built, &contents, &len, NULL));
+	disk_mkdir(fx, "w/a/b");
+	disk_write(fx, "w/a/b/esd-fs-helper", contents, (gssize)len);
+	g_assert_cmpint(g_chmod(fx_path(fx, "w/a/b/esd-fs-helper"), 0755), ==, 0);
+	helper_env = g_strdup_printf("ESD_FS_HELPER=%s", fx_path(fx, "w/a/b/esd-fs-helper"));
+	direct_env[1] = helper_env;
+	helper_env_list[2] = helper_env;
+	direct_conn = start_daemon_full(fx, direct_env, TRUE, &direct_daemon);
+	helper_conn = start_daemon_full(fx, helper_env_list, TRUE, &helper_daemon);
+	for (guint i = 0; i < G_N_ELEMENTS(rows); i++) {
+		g_autofree gchar *want_made = NULL;
+		g_autofree gchar *got_made = NULL;
+		g_autofree gchar *want =
+		    direct_row_run_with(fx, helper_conn, &rows[i], policy, &want_made);
+		guint seen =
+		    log_count(direct_daemon, LOG_DIRECT) + log_count(direct_daemon, LOG_HELPER);
+		guint direct_before = log_count(direct_daemon, LOG_DIRECT);
+		g_autofree gchar *got =
+		    direct_row_run_with(fx, direct_conn, &rows[i], policy, &got_made);
+		gboolean was_direct;
+
+		wait_for_run(direct_daemon, seen);
+		was_direct = log_count(direct_daemon, LOG_DIRECT) > direct_before;
+		if (g_strcmp0(want, got) != 0 || g_strcmp0(want_made, got_made) != 0 ||
+		    was_direct != rows[i].direct)
+			g_error("%s %s:\n  helper: %s\n  daemon: %s, %s",
+				rows[i].method,
+				rows[i].params,
+				want,
+				got,
+				was_direct ? "direct" : "through the helper");
+	}
+	disk_assert_content(fx, "w/a/b/esd-fs-helper", contents, (gssize)len);
+	stop_daemon(fx, direct_conn, direct_daemon);
+	stop_daemon(fx, helper_conn, helper_daemon);
+}
+
+typedef struct {
+	gchar *dir;
+	gchar *other;
+	gint stop;
+	guint swaps;
+} Swapper;
+
+/* exchanges a directory of the write root with a link to the denied directory, in a loop */
+static gpointer
+swapper_thread(gpointer data)
+{
+	Swapper *swapper = data;
+
+	while (!g_atomic_int_get(&swapper->stop)) {
+		if (renameat2(AT_FDCWD, swapper->dir, AT_FDCWD, swapper->other, RENAME_EXCHANGE) !=
+		    0)
+			g_error("exchanging: %s", g_strerror(errno));
+		swapper->swaps++;
+	}
+	return NULL;
+}
+
+/*
+ * A directory on the way swapped for a link to the denied directory while
+ * requests that the daemon runs itself go through it: the link is met at
+ * the time of the operation, and the request goes to the helper, which
+ * follows it into the sandbox's view of the denied directory. The denied
+ * file is never read nor written.
+ */
+static void
+test_direct_swapped(Fx *fx)
+{
+	const gchar *const env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL};
+	Swapper swapper = {0};
+	EsdTestDaemon *daemon = NULL;
+	GThread *thread;
+	Conn *conn;
+	guint read_ok = 0;
+	guint refused = 0;
+	guint written = 0;
+
+	disk_put(fx, "w/dir/s.txt", "allowed");
+	disk_put(fx, "secret/s.txt", "SECRET");
+	disk_symlink(fx, fx_path(fx, "secret"), "w/other");
+	swapper.dir = g_strdup(fx_path(fx, "w/dir"));
+	swapper.other = g_strdup(fx_path(fx, "w/other"));
+	conn = start_daemon_full(fx, env, TRUE, &daemon);
+	thread = g_thread_new("swapper", swapper_thread, &swapper);
+	for (guint i = 0; i < 300; i++) {
+		g_autoptr(GBytes) got = NULL;
+		gint64 code = 0;
+
+		got = fx_read(fx, conn, "{'path':@{w/dir/s.txt},'sandbox':" POLICY "}", &code);
+		if (got != NULL) {
+			g_assert_cmpmem(g_bytes_get_data(got, NULL),
+					g_bytes_get_size(got),
+					"allowed",
+					7);
+			read_ok++;
+		} else {
+			refused++;
+		}
+		if (i % 3 == 0) {
+			JsonNode *reply =
+			    conn_call(fx,
+				      conn,
+				      "fs/writeFile",
+				      "{'path':@{w/dir/s.txt},'dataBase64':'YWxsb3dlZA==',"
+				      "'sandbox':" POLICY "}");
+			if (esd_test_json_get(reply, "result") != NULL)
+				written++;
+		}
+	}
+	g_atomic_int_set(&swapper.stop, 1);
+	g_thread_join(thread);
+	conn_sync(fx, conn);
+	g_printerr("%u swaps; %u reads, %u refused, %u writes; %u direct, %u through the helper\n",
+		   swapper.swaps,
+		   read_ok,
+		   refused,
+		   written,
+		   log_count(daemon, LOG_DIRECT),
+		   log_count(daemon, LOG_HELPER));
+	g_assert_cmpuint(swapper.swaps, >, 0);
+	g_assert_cmpuint(log_count(daemon, LOG_DIRECT), >, 0);
+	disk_assert_content(fx, "secret/s.txt", "SECRET", -1);
+	stop_daemon(fx, conn, daemon);
+	g_free(swapper.dir);
+	g_free(swapper.other);
+}
+
+/* read-only with a deny glob: never run in the daemon, and no mount point on the host */
+#define GLOB_POLICY                                                                                \
+	SANDBOX(ROOT_READ                                                                          \
+		",{'path':{'type':'glob_pattern','pattern':'%{**/*.env}'},'access':'deny'}")
+
+/* warm helpers of @daemon still running: processes below it running `esd-fs-helper --serve` */
+static guint
+count_warm_helpers(GPid daemon_pid)
+{
+	g_autoptr(GDir) proc = g_dir_open("/proc", 0, NULL);
+	const gchar *name;
+	guint n = 0;
+
+	while ((name = g_dir_read_name(proc)) != NULL) {
+		g_autofree gchar *cmdline_path = g_strdup_printf("/proc/%s/cmdline", name);
+		g_autofree gchar *cmdline = NULL;
+		gsize len = 0;
+		gint pid = atoi(name);
+
+		if (pid <= 0 || !g_file_get_contents(cmdline_path, &cmdline, &len, NULL) ||
+		    memmem(cmdline, len, "esd-fs-helper", strlen("esd-fs-helper")) == NULL)
+			continue;
+		/* the helper (or the script standing for it), not the bwrap processes above it */
+		{
+			g_autofree gchar *arg0 = g_path_get_basename(cmdline);
+			if (g_strcmp0(arg0, "bwrap") == 0)
+				continue;
+		}
+		/* argv is NUL-separated: look for the word */
+		for (gsize i = 0; i + strlen("--serve") <= len; i++) {
+			if (memcmp(cmdline + i, "--serve", strlen("--serve")) != 0)
+				continue;
+			/* below the daemon? */
+			for (gint up = pid; up > 1;) {
+				g_autofree gchar *stat_path = g_strdup_printf("/proc/%d/stat", up);
+				g_autofree gchar *stat = NULL;
+				const gchar *paren;
+				if (!g_file_get_contents(stat_path, &stat, NULL, NULL) ||
+				    (paren = strrchr(stat, ')')) == NULL)
+					break;
+				up = atoi(paren + 4);
+				if (up == daemon_pid) {
+					n++;
+					break;
+				}
+			}
+			break;
+		}
+	}
+	return n;
+}
+
+/* runs the main context until @daemon logged @n lines with @needle, or fails after 5 s */
+static void
+wait_log(EsdTestDaemon *daemon, const gchar *needle, guint n)
+{
+	gint64 end = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+	while (log_count(daemon, needle) < n) {
+		if (g_get_monotonic_time() > end)
+			g_error("the daemon logged %u lines with \"%s\", not %u",
+				log_count(daemon, needle),
+				needle,
+				n);
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(1000);
+	}
+	g_assert_cmpuint(log_count(daemon, needle), ==, n);
+}
+
+/* runs the main context until @daemon has no warm helper left, or fails after 10 s */
+static void
+wait_no_warm_helpers(EsdTestDaemon *daemon)
+{
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	GPid pid = esd_test_daemon_get_pid(daemon);
+
+	while (count_warm_helpers(pid) > 0) {
+		if (g_get_monotonic_time() > end)
+			g_error("a warm helper is still running");
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(10000);
+	}
+}
+
+/*
+ * Requests the daemon cannot run itself go to one warm helper per policy
+ * and connection: one start for many requests, handles included; an idle
+ * helper ends after --fs-sandbox-helper-idle, and every helper ends with
+ * its connection. A policy whose sandbox makes mount points on the host
+ * gets a helper per request instead: nothing is left there between
+ * requests.
+ */
+static void
+test_warm(Fx *fx)
+{
+	const gchar *const env[] = {"G_MESSAGES_DEBUG=esd-plugin-fs-local", NULL};
+	const gchar *const stdio_args[] =
+	    {"--listen", "stdio", "--verbose", "--fs-sandbox-helper-idle", "2", NULL};
+	const gchar *const ws_args[] = {"--verbose", "--fs-sandbox-helper-idle", "2", NULL};
+	g_autoptr(EsdTestWsClient) client = NULL;
+	EsdTestDaemon *daemon;
+	Conn *conn;
+	GPid pid;
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "a.env", "SECRET");
+	disk_put(fx, "w/x", "x");
+	daemon = esd_test_daemon_new_full(fx->ws ? ws_args : stdio_args, env, NULL, fx->ws);
+	if (fx->ws) {
+		client = esd_test_ws_client_new(esd_test_daemon_get_url(daemon));
+		conn = conn_new(ESD_TEST_PEER(client), client);
+	} else {
+		conn = conn_new(ESD_TEST_PEER(daemon), NULL);
+	}
+	conn_initialize(fx, conn, NULL);
+	pid = esd_test_daemon_get_pid(daemon);
+
+	for (guint i = 0; i < 5; i++) {
+		conn_expect(fx,
+			    conn,
+			    "fs/readFile",
+			    "{'path':@{f},'sandbox':" GLOB_POLICY "}",
+			    "{'dataBase64':'ZGF0YQ=='}");
+		conn_fail(fx,
+			  conn,
+			  "fs/readFile",
+			  "{'path':@{a.env},'sandbox':" GLOB_POLICY "}",
+			  -32600,
+			  EACCES_TEXT);
+	}
+	conn_expect(fx,
+		    conn,
+		    "fs/open",
+		    "{'handleId':'r','path':@{f},'sandbox':" GLOB_POLICY "}",
+		    "{'handleId':'r'}");
+	conn_expect(fx,
+		    conn,
+		    "fs/open",
+		    "{'handleId':'q','path':@{f},'sandbox':" GLOB_POLICY "}",
+		    "{'handleId':'q'}");
+	conn_expect(fx,
+		    conn,
+		    "fs/readBlock",
+		    "{'handleId':'r','offset':1,'len':10}",
+		    "{'chunk':'YXRh','eof':true}");
+	conn_expect(fx,
+		    conn,
+		    "fs/readBlock",
+		    "{'handleId':'q','offset':0,'len':2}",
+		    "{'chunk':'ZGE=','eof':false}");
+	conn_expect(fx, conn, "fs/close", "{'handleId':'r'}", "{}");
+	conn_expect(fx, conn, "fs/close", "{'handleId':'q'}", "{}");
+	conn_sync(fx, conn);
+	wait_log(daemon, " (warm)\n", 12);
+	g_assert_cmpuint(log_count(daemon, "started a warm fs helper\n"), ==, 1);
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 1);
+
+	/* idle: ended after 2 s; the next request starts another one */
+	wait_no_warm_helpers(daemon);
+	wait_log(daemon, "ending a warm fs helper\n", 1);
+	conn_expect(fx,
+		    conn,
+		    "fs/readFile",
+		    "{'path':@{f},'sandbox':" GLOB_POLICY "}",
+		    "{'dataBase64':'ZGF0YQ=='}");
+	wait_log(daemon, "started a warm fs helper\n", 2);
+
+	/* a sandbox with masks on the host (w/.git and the others): one request each */
+	for (guint i = 0; i < 2; i++) {
+		conn_expect(fx,
+			    conn,
+			    "fs/readFile",
+			    "{'path':@{w/x},'sandbox':" SANDBOX(
+				ROOT_READ "," ENTRY("w", "write") ",{'path':{'type':'glob_pattern',"
+								  "'pattern':'%{**/*.env}'},"
+								  "'access':'deny'}") "}",
+			    "{'dataBase64':'eA=='}");
+		disk_assert_missing(fx, "w/.git");
+		disk_assert_missing(fx, "w/.codex");
+	}
+	wait_log(daemon, "started a warm fs helper for one request\n", 2);
+
+	/* with the connection */
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 1);
+	if (fx->ws) {
+		conn_free(conn);
+		wait_no_warm_helpers(daemon);
+		esd_test_daemon_send_signal(daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+	} else {
+		esd_test_daemon_close_stdin(daemon);
+		esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+		conn_free(conn);
+	}
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 0);
+	g_assert_cmpuint(esd_test_daemon_get_warning_count(daemon), ==, 0);
+	g_object_unref(daemon);
+}
+
+/*
+ * A helper that misbehaves (its answers are not trusted): one that writes
+ * a second line after its answer, one that dies. Each request gets a
+ * clear error and the next one a new helper; nothing hangs.
+ */
+static void
+test_warm_hostile(Fx *fx)
+{
+	const gchar *const scripts[][2] = {
+	    {"#!/bin/sh\nwhile read line; do\n"
+	     "printf '{\"id\":1,\"result\":{\"dataBase64\":\"\"}}\\n{\"id\":2}\\n'\ndone\n",
+	     "the sandboxed file system helper wrote more than one answer"},
+	    {"#!/bin/sh\nread line\nexit 3\n",
+	     "the sandboxed file system helper failed with exit status 3"},
+	};
+
+	disk_put(fx, "f", "data");
+	for (guint i = 0; i < G_N_ELEMENTS(scripts); i++) {
+		g_autofree gchar *helper = g_strdup_printf("helper%u", i);
+		g_autofree gchar *helper_env =
+		    g_strdup_printf("ESD_FS_HELPER=%s", fx_path(fx, helper));
+		const gchar *const env[] = {helper_env,
+					    "G_MESSAGES_DEBUG=esd-plugin-fs-local",
+					    NULL};
+		EsdTestDaemon *daemon = NULL;
+		Conn *conn;
+
+		disk_write(fx, helper, scripts[i][0], -1);
+		g_assert_cmpint(g_chmod(fx_path(fx, helper), 0755), ==, 0);
+		conn = start_daemon_full(fx, env, TRUE, &daemon);
+		for (guint j = 0; j < 2; j++) {
+			JsonNode *reply = conn_call(fx,
+						    conn,
+						    "fs/readFile",
+						    "{'path':@{f},'sandbox':" GLOB_POLICY "}");
+			esd_assert_json_node_eq(esd_test_json_get(reply, "error.code"), "-32603");
+			esd_assert_json_node_eq(
+			    esd_test_json_get(reply, "error.message"),
+			    fx_keep(fx, g_strdup_printf("\"%s\"", scripts[i][1])));
+		}
+		conn_sync(fx, conn);
+		wait_log(daemon, "started a warm fs helper\n", 2);
+		g_assert_cmpuint(count_warm_helpers(esd_test_daemon_get_pid(daemon)), ==, 0);
+		conn_free(conn);
+		esd_test_daemon_send_signal(daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+		g_object_unref(daemon);
+	}
+}
+
+/* runs the main context until @pid has @n warm helpers, or fails after 10 s */
+static void
+wait_warm_helpers(GPid pid, guint n)
+{
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+
+	while (count_warm_helpers(pid) != n) {
+		if (g_get_monotonic_time() > end)
+			g_error("%u warm helpers, not %u", count_warm_helpers(pid), n);
+		g_main_context_iteration(NULL, FALSE);
+		g_usleep(10000);
+	}
+}
+
+/*
+ * A helper that never answers holds its request, not the daemon: closing
+ * the connection cancels the request and kills the helper.
+ */
+static void
+test_warm_cancel(Fx *fx)
+{
+	g_autofree gchar *helper_env = NULL;
+	const gchar *env[] = {NULL, NULL};
+	EsdTestDaemon *daemon = NULL;
+	Conn *conn;
+	GPid pid;
+
+	disk_put(fx, "f", "data");
+	disk_put(fx, "hang/esd-fs-helper", "#!/bin/sh\nread line\nwhile :; do sleep 1; done\n");
+	g_assert_cmpint(g_chmod(fx_path(fx, "hang/esd-fs-helper"), 0755), ==, 0);
+	helper_env = g_strdup_printf("ESD_FS_HELPER=%s", fx_path(fx, "hang/esd-fs-helper"));
+	env[0] = helper_env;
+	conn = start_daemon(fx, env, &daemon);
+	pid = esd_test_daemon_get_pid(daemon);
+	conn_request(fx,
+		     conn,
+		     "fs/readFile",
+		     fx_json(fx, "{'path':@{f},'sandbox':" GLOB_POLICY "}"));
+	wait_warm_helpers(pid, 1);
+	if (fx->ws) {
+		conn_free(conn);
+		wait_warm_helpers(pid, 0);
+		esd_test_daemon_send_signal(daemon, SIGTERM);
+	} else {
+		esd_test_daemon_close_stdin(daemon);
+		conn_free(conn);
+	}
+	esd_test_daemon_assert_exit_code(daemon, 0, 5000);
+	g_assert_cmpuint(count_warm_helpers(pid), ==, 0);
+	g_object_unref(daemon);
+}
+
 static const CaseDef cases[] = {
     {"sandbox/read-only-root", test_read_only_root, CASE_SANDBOX},
     {"sandbox/deny", test_deny, CASE_SANDBOX},
@@ -690,6 +1401,12 @@ static const CaseDef cases[] = {
     {"sandbox/preparation", test_preparation, CASE_SANDBOX},
     {"sandbox/fail-closed", test_fail_closed, CASE_NONE},
     {"sandbox/symlink-race", test_symlink_race, CASE_SANDBOX | CASE_BIG},
+    {"sandbox/direct-same-answers", test_direct_same_answers, CASE_SANDBOX},
+    {"sandbox/direct-swapped", test_direct_swapped, CASE_SANDBOX | CASE_BIG},
+    {"sandbox/direct-helper-files", test_direct_helper_files, CASE_SANDBOX},
+    {"sandbox/warm", test_warm, CASE_SANDBOX},
+    {"sandbox/warm-hostile", test_warm_hostile, CASE_SANDBOX},
+    {"sandbox/warm-cancel", test_warm_cancel, CASE_SANDBOX},
 };
 
 int
