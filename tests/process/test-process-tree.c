@@ -938,9 +938,9 @@ test_server_restart(Fixture *fx, gconstpointer user_data)
 }
 
 /*
- * The command has 0, 1 and 2 only; the server has /dev/null as 0, 1, 2,
- * its socket as 3 and an empty environment: nothing of the daemon's; a
- * supervisor has those and the report pipe as 3.
+ * The command has 0, 1 and 2 only, no signal blocked or ignored; the server has /dev/null as 0, 1,
+ * 2, its socket as 3 and an empty environment: nothing of the daemon's; a supervisor has those and
+ * the report pipe as 3.
  */
 static void
 test_server_descriptors(Fixture *fx, gconstpointer user_data)
@@ -963,6 +963,10 @@ test_server_descriptors(Fixture *fx, gconstpointer user_data)
 	/* ls is a child of the shell: it lists the shell's descriptors */
 	out = run(fx, "fds", "ls /proc/$$/fd | tr '\\n' ' '");
 	g_assert_cmpstr(out, ==, "0 1 2 ");
+	/* nor a signal the daemon ignores (SIGPIPE) or the supervisor blocks */
+	g_clear_pointer(&out, g_free);
+	out = run(fx, "signals", "exec grep -E '^Sig(Blk|Ign)' /proc/self/status");
+	g_assert_cmpstr(out, ==, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
 
 	server = find_server(fx);
 	fds = proc_dir_names(server, "fd");
