@@ -995,6 +995,48 @@ test_server_descriptors(Fixture *fx, gconstpointer user_data)
 	assert_gone(gone, 2000);
 }
 
+/* a request too large for one message to the server is exec-ed per command */
+static void
+test_server_large_request(Fixture *fx, gconstpointer user_data)
+{
+	/* one string may not exceed 128 KiB (MAX_ARG_STRLEN) */
+	g_autofree gchar *big = g_strnfill(100000, 'x');
+	g_autofree gchar *params = g_strdup_printf(
+	    "{\"processId\":\"big\",\"argv\":[\"/bin/sh\",\"-c\","
+	    "\"printf %%s \\\"$BIG1$BIG2$BIG3\\\" | wc -c\"],\"cwd\":\"file:///tmp\","
+	    "\"env\":{\"PATH\":\"/usr/bin:/bin\",\"BIG1\":\"%s\",\"BIG2\":\"%s\","
+	    "\"BIG3\":\"%s\",\"%s\":\"%s\"},\"tty\":false}",
+	    big,
+	    big,
+	    big,
+	    MARK_VAR,
+	    test_mark);
+	g_autofree gchar *small = NULL;
+	GString *out = g_string_new(NULL);
+	g_autofree gchar *text = NULL;
+
+	assert_call(fx,
+		    "process/start",
+		    params,
+		    "{\"processId\":\"big\",\"sandboxType\":\"none\"}");
+	wait_notification(fx, "process/closed", "big");
+	for (guint i = 0; i < fx->notifications->len; i++) {
+		JsonNode *msg = g_ptr_array_index(fx->notifications, i);
+		g_autofree guchar *data = NULL;
+		gsize len = 0;
+		if (g_strcmp0(esd_test_json_get_string(msg, "method"), "process/output") != 0)
+			continue;
+		data = g_base64_decode(esd_test_json_get_string(msg, "params.chunk"), &len);
+		g_string_append_len(out, (const gchar *)data, (gssize)len);
+	}
+	text = g_string_free(out, FALSE);
+	g_assert_cmpstr(g_strstrip(text), ==, "300000");
+	/* and the server still serves the next one */
+	small = run(fx, "small", "echo small");
+	g_assert_cmpstr(small, ==, "small\n");
+	g_assert_cmpint(find_server(fx), >, 0);
+}
+
 /* the documented chain: daemon → supervisor → command; the server is the daemon's child */
 static void
 test_server_parent_chain(Fixture *fx, gconstpointer user_data)
@@ -1096,6 +1138,7 @@ main(int argc, char **argv)
 	add("spawn-server/restart", TRUE, FALSE, no_args, test_server_restart);
 	add("spawn-server/descriptors", TRUE, TRUE, no_args, test_server_descriptors);
 	add("spawn-server/parent-chain", TRUE, FALSE, no_args, test_server_parent_chain);
+	add("spawn-server/large-request", TRUE, FALSE, no_args, test_server_large_request);
 	add("spawn-server/pid-ns/parent-chain", TRUE, FALSE, ns_args, test_server_parent_chain);
 	add("spawn-server/pid-ns/daemon-sigkill", TRUE, FALSE, ns_args, test_server_daemon_sigkill);
 	/* a supervisor exec-ed per command, as without the server */
