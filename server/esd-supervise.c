@@ -504,14 +504,25 @@ typedef struct {
 } Job;
 
 static unsigned char server_message[ESD_SPAWN_SERVER_MAX_MESSAGE];
-#define SERVER_STACK_SIZE (256 * 1024)
-static unsigned char server_stack[SERVER_STACK_SIZE] __attribute__((aligned(16)));
+
+/*
+ * fork() with clone flags: the child goes on with a copy of this stack.
+ * Only the flags argument is given, so the argument order of the
+ * architectures does not matter, but on s390, where the stack comes first.
+ */
+static pid_t
+raw_clone(unsigned long flags)
+{
+#if defined(__s390x__) || defined(__s390__)
+	return (pid_t)syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
+#else
+	return (pid_t)syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
+#endif
+}
 
 /* the forked supervisor: descriptors into place, then as if exec-ed */
-static int
-server_child(void *data)
+static void __attribute__((noreturn)) server_child(Job *job)
 {
-	Job *job = data;
 	int moved[ESD_SPAWN_SERVER_MAX_FDS];
 	int above = STDERR_SRC + 1;
 	char byte;
@@ -711,10 +722,9 @@ static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 			job.sync_fd = sync[0];
 			flags |= CLONE_NEWPID;
 		}
-		pid = clone(server_child,
-			    server_stack + SERVER_STACK_SIZE,
-			    CLONE_PARENT | SIGCHLD | (int)flags,
-			    &job);
+		pid = raw_clone(CLONE_PARENT | SIGCHLD | flags);
+		if (pid == 0)
+			server_child(&job);
 	done:
 		/* without a PID namespace the child reports its pid itself, at once */
 		if (job.n_fds > 0 && pid < 0)
