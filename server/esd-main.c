@@ -222,6 +222,7 @@ main(int argc, char *argv[])
 	gboolean list_plugins = FALSE;
 	gboolean verbose = FALSE;
 	gboolean pid_namespace = FALSE;
+	gboolean no_spawn_server = FALSE;
 	gboolean dbus = FALSE;
 	gboolean dbus_allow_sandboxed = FALSE;
 	gint idle_timeout = 60;
@@ -405,6 +406,14 @@ main(int argc, char *argv[])
 	     &pid_namespace,
 	     N_("Run each command in its own PID namespace (needs CAP_SYS_ADMIN)"),
 	     NULL},
+	    /* exec a supervisor per command instead of forking it from the spawn server */
+	    {"no-spawn-server",
+	     0,
+	     G_OPTION_FLAG_HIDDEN,
+	     G_OPTION_ARG_NONE,
+	     &no_spawn_server,
+	     NULL,
+	     NULL},
 	    {"verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, N_("Log more to stderr"), NULL},
 	    {"version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version and exit"), NULL},
 	    {NULL}};
@@ -535,6 +544,7 @@ main(int argc, char *argv[])
 	}
 
 	esd_spawn_set_pid_namespace(pid_namespace);
+	esd_spawn_set_use_server(!no_spawn_server);
 	/*
 	 * streams move buffers of a few hundred kilobytes; served from the heap
 	 * instead of fresh mappings, they cost no page faults each time

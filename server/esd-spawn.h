@@ -12,7 +12,37 @@ typedef enum {
 	ESD_SPAWN_REPORT_EXEC_FAILED = 3,  /* value: errno of execve() */
 	ESD_SPAWN_REPORT_EXITED = 4,	   /* value: the command's wait status */
 	ESD_SPAWN_REPORT_STARTED = 5,	   /* the command was executed */
+	ESD_SPAWN_REPORT_PID = 6, /* value: the supervisor's pid, first from the spawn server */
+	ESD_SPAWN_REPORT_FORK_FAILED = 7, /* value: errno of the spawn server's clone() */
 } EsdSpawnReport;
+
+/*
+ * One request to the spawn server (esd-supervise --server), a SOCK_SEQPACKET
+ * message: this header, n_extra_fds target descriptor numbers (gint32), then
+ * strings_len bytes of NUL-terminated strings: cwd, program, argc argv
+ * entries, envc environment entries. SCM_RIGHTS carries the report pipe,
+ * stdin, stdout, stderr, then the Landlock ruleset and the network namespace
+ * when their flags are set, then the extra descriptors.
+ */
+typedef struct {
+	guint32 magic;
+	guint32 flags; /* ESD_SPAWN_SERVER_* */
+	guint32 n_extra_fds;
+	guint32 argc;
+	guint32 envc;
+	guint32 strings_len;
+} EsdSpawnServerHeader;
+
+#define ESD_SPAWN_SERVER_MAGIC	       0x45535a31u /* "ESZ1" */
+#define ESD_SPAWN_SERVER_TTY	       (1u << 0)
+#define ESD_SPAWN_SERVER_PID_NAMESPACE (1u << 1)
+#define ESD_SPAWN_SERVER_LANDLOCK      (1u << 2)
+#define ESD_SPAWN_SERVER_NETNS	       (1u << 3)
+/* larger requests, or with more descriptors than SCM_RIGHTS takes, are exec-ed directly */
+#define ESD_SPAWN_SERVER_MAX_MESSAGE (192 * 1024)
+#define ESD_SPAWN_SERVER_MAX_FDS     250
+/* the spawn server's end of its socket */
+#define ESD_SPAWN_SERVER_FD 3
 
 typedef struct {
 	const gchar *path;  /* the executable, already resolved */
@@ -48,6 +78,8 @@ void
 esd_spawn_set_supervisor(const gchar *path);
 void
 esd_spawn_set_pid_namespace(gboolean enabled);
+void
+esd_spawn_set_use_server(gboolean enabled);
 void
 esd_spawn_result_clear(EsdSpawnResult *result);
 gboolean

@@ -22,6 +22,13 @@
  * below it. In a PID namespace, killing this process kills the namespace;
  * otherwise it is a child subreaper and kills its subtree itself, also
  * when the daemon dies (PR_SET_PDEATHSIG), then exits once all is reaped.
+ *
+ *   esd-supervise --server DAEMON_PID
+ *
+ * The spawn server: fd 3 is a SOCK_SEQPACKET socket to the daemon, each
+ * message a request (EsdSpawnServerHeader) with the descriptors above;
+ * for each it forks a supervisor as the daemon's child (CLONE_PARENT),
+ * which reports its pid first and goes on as an exec-ed one would.
  */
 
 #include "config.h"
@@ -38,6 +45,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -130,12 +138,17 @@ run_command(int exec_w, int tty, const char *cwd, const char *program, char **ar
 
 /* we wait for the exec anyway: share the memory until then */
 static pid_t
-start_command(int exec_pipe[2], int tty, char **argv, char **envp)
+start_command(int exec_pipe[2],
+	      int tty,
+	      const char *cwd,
+	      const char *program,
+	      char **argv,
+	      char **envp)
 {
 	pid_t pid = vfork();
 	if (pid == 0) {
 		close(exec_pipe[0]);
-		run_command(exec_pipe[1], tty, argv[3], argv[4], argv + 5, envp);
+		run_command(exec_pipe[1], tty, cwd, program, argv, envp);
 	}
 	return pid;
 }
@@ -352,35 +365,27 @@ kill_check(pid_t command, int command_done, int tick)
 	}
 }
 
-int
-main(int argc, char **argv, char **envp)
+/*
+ * One command, from the pdeathsig on: the same whether this process was
+ * exec-ed by the daemon or forked by the spawn server.
+ */
+static void __attribute__((noreturn)) supervise(int tty,
+						int pid_namespace,
+						int netns_fd,
+						pid_t daemon_pid,
+						const char *cwd,
+						const char *program,
+						char **argv,
+						char **envp)
 {
 	struct sigaction handler = {.sa_handler = noop_handler};
 	const int handled[] = {SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP};
 	sigset_t waitset;
 	int exec_pipe[2];
-	int tty;
-	int pid_namespace;
-	int netns_fd = -1;
-	pid_t daemon_pid;
 	pid_t command;
 	int command_done = 0;
 	Record record;
 	ssize_t n;
-
-	if (argc < 6) {
-		fprintf(stderr,
-			"esd-supervise: internal helper of execserverd, not to be run by hand\n");
-		return 127;
-	}
-	tty = strchr(argv[1], 't') != NULL;
-	pid_namespace = strchr(argv[1], 'n') != NULL;
-	for (const char *f = strchr(argv[1], ','); f != NULL && n_extra_fds < MAX_EXTRA_FDS;
-	     f = strchr(f + 1, ','))
-		extra_fds[n_extra_fds++] = (int)strtol(f + 1, NULL, 10);
-	if (strchr(argv[1], 'N') != NULL)
-		netns_fd = (int)strtol(strchr(argv[1], 'N') + 1, NULL, 10);
-	daemon_pid = (pid_t)strtol(argv[2], NULL, 10);
 
 	prctl(PR_SET_PDEATHSIG, pid_namespace ? SIGKILL : SIGTERM);
 	if (!pid_namespace) {
@@ -403,7 +408,7 @@ main(int argc, char **argv, char **envp)
 	}
 	if (pipe2(exec_pipe, O_CLOEXEC) < 0)
 		fail(REPORT_FD, ESD_SPAWN_REPORT_SETUP_FAILED);
-	command = start_command(exec_pipe, tty, argv, envp);
+	command = start_command(exec_pipe, tty, cwd, program, argv, envp);
 	if (command < 0)
 		fail(REPORT_FD, ESD_SPAWN_REPORT_SETUP_FAILED);
 	close(exec_pipe[1]);
@@ -468,4 +473,300 @@ main(int argc, char **argv, char **envp)
 			kill(-command, sig);
 		}
 	}
+}
+
+/*
+ * The spawn server: one per daemon, exec-ed once, it forks a supervisor per
+ * request instead of the daemon exec-ing one. It forks with CLONE_PARENT:
+ * the supervisor is the daemon's child as if exec-ed by it, so the daemon
+ * waits for it, and its PR_SET_PDEATHSIG fires when the daemon dies, not
+ * when this process does. Its only descriptor is its end of a socketpair
+ * with the daemon, its environment is empty.
+ */
+
+#ifndef __NR_landlock_restrict_self
+#define __NR_landlock_restrict_self 446
+#endif
+
+typedef struct {
+	unsigned flags;
+	int fds[ESD_SPAWN_SERVER_MAX_FDS];     /* as received */
+	int targets[ESD_SPAWN_SERVER_MAX_FDS]; /* where each goes, or -1 to keep it above */
+	int n_fds;
+	int landlock_index; /* in fds, or -1 */
+	int netns_index;
+	int sync_fd; /* with a PID namespace: one byte once the pid was reported */
+	pid_t daemon_pid;
+	const char *cwd;
+	const char *program;
+	char **argv;
+	char **envp;
+} Job;
+
+static unsigned char server_message[ESD_SPAWN_SERVER_MAX_MESSAGE];
+
+/*
+ * fork() with clone flags: the child goes on with a copy of this stack.
+ * Only the flags argument is given, so the argument order of the
+ * architectures does not matter, but on s390, where the stack comes first.
+ */
+static pid_t
+raw_clone(unsigned long flags)
+{
+#if defined(__s390x__) || defined(__s390__)
+	return (pid_t)syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
+#else
+	return (pid_t)syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
+#endif
+}
+
+/* the forked supervisor: descriptors into place, then as if exec-ed */
+static void __attribute__((noreturn)) server_child(Job *job)
+{
+	int moved[ESD_SPAWN_SERVER_MAX_FDS];
+	int above = STDERR_SRC + 1;
+	char byte;
+
+	close(ESD_SPAWN_SERVER_FD);
+	prctl(PR_SET_NAME, "esd-supervise");
+	if (job->sync_fd >= 0) {
+		/* the server died before it reported us: the daemon does not know us */
+		if (read(job->sync_fd, &byte, 1) != 1)
+			_exit(127);
+		close(job->sync_fd);
+	} else {
+		report(job->fds[0], ESD_SPAWN_REPORT_PID, (int)getpid());
+	}
+	for (int i = 0; i < job->n_fds; i++) {
+		if (job->targets[i] >= above)
+			above = job->targets[i] + 1;
+	}
+	/* above every target first, then into place */
+	for (int i = 0; i < job->n_fds; i++) {
+		moved[i] = fcntl(job->fds[i], F_DUPFD_CLOEXEC, above);
+		if (moved[i] < 0)
+			fail(job->fds[0], ESD_SPAWN_REPORT_SETUP_FAILED);
+		close(job->fds[i]);
+	}
+	for (int i = 0; i < job->n_fds; i++) {
+		if (job->targets[i] < 0)
+			continue;
+		if (dup2(moved[i], job->targets[i]) < 0)
+			fail(i > 0 ? REPORT_FD : moved[0], ESD_SPAWN_REPORT_SETUP_FAILED);
+		close(moved[i]);
+	}
+	for (int i = 0; i < n_extra_fds; i++)
+		extra_fds[i] = job->targets[i + job->n_fds - n_extra_fds];
+	if (job->landlock_index >= 0) {
+		int fd = moved[job->landlock_index];
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    syscall(__NR_landlock_restrict_self, fd, 0) != 0)
+			fail(REPORT_FD, ESD_SPAWN_REPORT_SETUP_FAILED);
+		close(fd);
+	}
+	supervise(job->flags & ESD_SPAWN_SERVER_TTY,
+		  job->flags & ESD_SPAWN_SERVER_PID_NAMESPACE,
+		  job->netns_index >= 0 ? moved[job->netns_index] : -1,
+		  job->daemon_pid,
+		  job->cwd,
+		  job->program,
+		  job->argv,
+		  job->envp);
+}
+
+/* the strings of a request: @n of them from *@pos, within @end */
+static int
+take_strings(char **into, unsigned n, char **pos, char *end)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char *nul = memchr(*pos, '\0', (size_t)(end - *pos));
+		if (nul == NULL)
+			return -1;
+		into[i] = *pos;
+		*pos = nul + 1;
+	}
+	into[n] = NULL;
+	return 0;
+}
+
+/* 0 with @job filled from a message of @len bytes and its @n_fds descriptors */
+static int
+server_parse(Job *job, size_t len, int n_fds)
+{
+	EsdSpawnServerHeader header;
+	char *pos;
+	char *end;
+	char *first[3];
+	size_t fixed;
+	int want;
+
+	if (len < sizeof(header))
+		return -1;
+	memcpy(&header, server_message, sizeof(header));
+	if (header.magic != ESD_SPAWN_SERVER_MAGIC || header.n_extra_fds > MAX_EXTRA_FDS ||
+	    header.argc == 0 || header.argc > len || header.envc > len)
+		return -1;
+	fixed = sizeof(header) + header.n_extra_fds * sizeof(gint32);
+	if (fixed > len || len - fixed != header.strings_len)
+		return -1;
+	want = 4 + ((header.flags & ESD_SPAWN_SERVER_LANDLOCK) != 0) +
+	       ((header.flags & ESD_SPAWN_SERVER_NETNS) != 0) + (int)header.n_extra_fds;
+	if (want != n_fds)
+		return -1;
+	job->flags = header.flags;
+	job->landlock_index = job->netns_index = -1;
+	for (int i = 0; i < 4; i++)
+		job->targets[i] = REPORT_FD + i;
+	want = 4;
+	if (header.flags & ESD_SPAWN_SERVER_LANDLOCK) {
+		job->landlock_index = want;
+		job->targets[want++] = -1;
+	}
+	if (header.flags & ESD_SPAWN_SERVER_NETNS) {
+		job->netns_index = want;
+		job->targets[want++] = -1;
+	}
+	for (unsigned i = 0; i < header.n_extra_fds; i++) {
+		gint32 target;
+		memcpy(&target,
+		       server_message + sizeof(header) + i * sizeof(gint32),
+		       sizeof(target));
+		if (target <= STDERR_SRC)
+			return -1;
+		job->targets[want++] = target;
+	}
+	n_extra_fds = (int)header.n_extra_fds;
+	pos = (char *)server_message + fixed;
+	end = (char *)server_message + len;
+	job->argv = calloc((size_t)header.argc + 1, sizeof(char *));
+	job->envp = calloc((size_t)header.envc + 1, sizeof(char *));
+	if (job->argv == NULL || job->envp == NULL)
+		return -1;
+	if (take_strings(first, 2, &pos, end) < 0 ||
+	    take_strings(job->argv, header.argc, &pos, end) < 0 ||
+	    take_strings(job->envp, header.envc, &pos, end) < 0)
+		return -1;
+	job->cwd = first[0];
+	job->program = first[1];
+	return 0;
+}
+
+static void __attribute__((noreturn)) serve(pid_t daemon_pid)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != daemon_pid)
+		_exit(127);
+	prctl(PR_SET_NAME, "esd-spawn-srv");
+	/* nothing of the daemon's but the socket: not even its stdio */
+	if (syscall(SYS_close_range, ESD_SPAWN_SERVER_FD + 1, ~0U, 0) < 0) {
+		for (int fd = ESD_SPAWN_SERVER_FD + 1; fd < 65536; fd++)
+			close(fd);
+	}
+	{
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		if (null < 0)
+			_exit(127);
+		for (int fd = 0; fd <= 2; fd++) {
+			if (dup2(null, fd) < 0)
+				_exit(127);
+		}
+		if (null > 2)
+			close(null);
+	}
+	for (;;) {
+		union {
+			struct cmsghdr header;
+			char space[CMSG_SPACE(sizeof(int) * ESD_SPAWN_SERVER_MAX_FDS)];
+		} control;
+		struct iovec iov = {server_message, sizeof(server_message)};
+		struct msghdr msg = {.msg_iov = &iov,
+				     .msg_iovlen = 1,
+				     .msg_control = control.space,
+				     .msg_controllen = sizeof(control.space)};
+		Job job = {.daemon_pid = daemon_pid, .sync_fd = -1};
+		int sync[2] = {-1, -1};
+		unsigned flags = 0;
+		pid_t pid;
+		ssize_t n;
+
+		n = recvmsg(ESD_SPAWN_SERVER_FD, &msg, MSG_CMSG_CLOEXEC);
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* the daemon closed its end, or is gone */
+		if (n <= 0)
+			_exit(0);
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+				continue;
+			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+				int fd;
+				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+				if (job.n_fds < ESD_SPAWN_SERVER_MAX_FDS)
+					job.fds[job.n_fds++] = fd;
+				else
+					close(fd);
+			}
+		}
+		if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
+		    server_parse(&job, (size_t)n, job.n_fds) < 0) {
+			errno = EINVAL;
+			pid = -1;
+			goto done;
+		}
+		if (job.flags & ESD_SPAWN_SERVER_PID_NAMESPACE) {
+			/* as init of its namespace the child does not know its pid here */
+			if (pipe2(sync, O_CLOEXEC) < 0) {
+				pid = -1;
+				goto done;
+			}
+			job.sync_fd = sync[0];
+			flags |= CLONE_NEWPID;
+		}
+		pid = raw_clone(CLONE_PARENT | SIGCHLD | flags);
+		if (pid == 0)
+			server_child(&job);
+	done:
+		/* without a PID namespace the child reports its pid itself, at once */
+		if (job.n_fds > 0 && pid < 0)
+			report(job.fds[0], ESD_SPAWN_REPORT_FORK_FAILED, errno);
+		else if (job.n_fds > 0 && sync[1] >= 0)
+			report(job.fds[0], ESD_SPAWN_REPORT_PID, (int)pid);
+		if (sync[1] >= 0) {
+			if (pid > 0 && write(sync[1], "", 1) < 0)
+				kill(pid, SIGKILL);
+			close(sync[0]);
+			close(sync[1]);
+		}
+		for (int i = 0; i < job.n_fds; i++)
+			close(job.fds[i]);
+		free(job.argv);
+		free(job.envp);
+	}
+}
+
+int
+main(int argc, char **argv, char **envp)
+{
+	int netns_fd = -1;
+
+	if (argc == 3 && strcmp(argv[1], "--server") == 0)
+		serve((pid_t)strtol(argv[2], NULL, 10));
+	if (argc < 6) {
+		fprintf(stderr,
+			"esd-supervise: internal helper of execserverd, not to be run by hand\n");
+		return 127;
+	}
+	for (const char *f = strchr(argv[1], ','); f != NULL && n_extra_fds < MAX_EXTRA_FDS;
+	     f = strchr(f + 1, ','))
+		extra_fds[n_extra_fds++] = (int)strtol(f + 1, NULL, 10);
+	if (strchr(argv[1], 'N') != NULL)
+		netns_fd = (int)strtol(strchr(argv[1], 'N') + 1, NULL, 10);
+	supervise(strchr(argv[1], 't') != NULL,
+		  strchr(argv[1], 'n') != NULL,
+		  netns_fd,
+		  (pid_t)strtol(argv[2], NULL, 10),
+		  argv[3],
+		  argv[4],
+		  argv + 5,
+		  envp);
 }

@@ -227,6 +227,48 @@ pid_state(gint pid)
 	return g_strdup(paren != NULL && paren[1] != '\0' ? paren + 2 : "?");
 }
 
+/* the command name and parent of @pid from /proc/PID/stat; FALSE once it is gone */
+static gboolean
+proc_stat(gint pid, gchar **comm, gint *ppid)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/stat", pid);
+	g_autofree gchar *stat = NULL;
+	const gchar *open_paren;
+	const gchar *close_paren;
+
+	if (!g_file_get_contents(path, &stat, NULL, NULL))
+		return FALSE;
+	open_paren = strchr(stat, '(');
+	close_paren = strrchr(stat, ')');
+	g_assert_nonnull(open_paren);
+	g_assert_nonnull(close_paren);
+	if (comm != NULL)
+		*comm = g_strndup(open_paren + 1, (gsize)(close_paren - open_paren - 1));
+	if (ppid != NULL)
+		*ppid = atoi(close_paren + 4);
+	return TRUE;
+}
+
+/* the processes whose parent is @parent and whose command name is @name */
+static GArray *
+children_named(gint parent, const gchar *name)
+{
+	GArray *pids = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autoptr(GDir) dir = g_dir_open("/proc", 0, NULL);
+	const gchar *entry;
+
+	while ((entry = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *comm = NULL;
+		gint pid = atoi(entry);
+		gint ppid = 0;
+
+		if (pid > 0 && proc_stat(pid, &comm, &ppid) && ppid == parent &&
+		    g_strcmp0(comm, name) == 0)
+			g_array_append_val(pids, pid);
+	}
+	return pids;
+}
+
 /* within @timeout_ms every one of @pids is gone: not running, not a zombie */
 static void
 assert_gone(GArray *pids, guint timeout_ms)
@@ -551,12 +593,14 @@ have_room_for(guint n)
 /*
  * The processes of this test but the daemon: supervisors, commands and
  * zombies the daemon did not reap. The daemon is the marked process this
- * test started.
+ * test started. A supervisor forked by the spawn server has the server's
+ * empty environment: it is counted as a child of the daemon.
  */
 static guint
-count_below_daemon(const gchar *name)
+count_below_daemon(Fixture *fx, const gchar *name)
 {
 	g_autoptr(GPtrArray) found = esd_test_leftovers_find(MARK_VAR, test_mark);
+	g_autoptr(GArray) supervisors = NULL;
 	guint n = 0;
 
 	for (guint i = 0; i < found->len; i++) {
@@ -566,16 +610,27 @@ count_below_daemon(const gchar *name)
 		if (name == NULL || g_strcmp0(leftover->name, name) == 0)
 			n++;
 	}
+	if (name != NULL || !esd_test_daemon_is_running(fx->daemon))
+		return n;
+	supervisors = children_named(esd_test_daemon_get_pid(fx->daemon), "esd-supervise");
+	for (guint i = 0; i < supervisors->len; i++) {
+		gint pid = g_array_index(supervisors, gint, i);
+		gboolean marked = FALSE;
+		for (guint j = 0; j < found->len && !marked; j++)
+			marked = ((EsdTestLeftover *)g_ptr_array_index(found, j))->pid == pid;
+		if (!marked)
+			n++;
+	}
 	return n;
 }
 
 static void
-wait_count_below_daemon(const gchar *name, guint count, guint timeout_ms)
+wait_count_below_daemon(Fixture *fx, const gchar *name, guint count, guint timeout_ms)
 {
 	gint64 deadline = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
 	guint n;
 
-	while ((n = count_below_daemon(name)) != count) {
+	while ((n = count_below_daemon(fx, name)) != count) {
 		if (g_get_monotonic_time() > deadline)
 			g_error("%u processes named '%s' below the daemon after %u ms, not %u",
 				n,
@@ -659,14 +714,14 @@ test_terminate_many(Fixture *fx, gconstpointer user_data)
 		g_autofree gchar *process_id = g_strdup_printf("m%u", i);
 		start(fx, process_id, script);
 	}
-	wait_count_below_daemon(sleep_name, MANY, 30000);
+	wait_count_below_daemon(fx, sleep_name, MANY, 30000);
 	g_test_message("%u processes started in %.0f ms",
 		       MANY,
 		       (gdouble)(g_get_monotonic_time() - began) / 1000);
 	took = terminate_all(fx, MANY, "m");
 	g_test_message("%u processes terminated at once: all closed after %.0f ms", MANY, took);
 	/* supervisors gone and reaped too */
-	wait_count_below_daemon(NULL, 0, 5000);
+	wait_count_below_daemon(fx, NULL, 0, 5000);
 }
 
 /* one command with MANY children, terminated */
@@ -683,10 +738,10 @@ test_terminate_fan_out(Fixture *fx, gconstpointer user_data)
 	if (!have_room_for(MANY))
 		return;
 	start(fx, "m0", script);
-	wait_count_below_daemon(sleep_name, MANY, 60000);
+	wait_count_below_daemon(fx, sleep_name, MANY, 60000);
 	took = terminate_all(fx, 1, "m");
 	g_test_message("one command with %u children terminated: closed after %.0f ms", MANY, took);
-	wait_count_below_daemon(NULL, 0, 5000);
+	wait_count_below_daemon(fx, NULL, 0, 5000);
 }
 
 /*
@@ -729,9 +784,12 @@ test_daemon_sigkill_deep(Fixture *fx, gconstpointer user_data)
 		g_autofree gchar *process_id = g_strdup_printf("other%u", i);
 		start(fx, process_id, script);
 	}
-	wait_count_below_daemon(sleep_name, DEEP_FAN_OUT + DEEP_OTHERS, 30000);
+	wait_count_below_daemon(fx, sleep_name, DEEP_FAN_OUT + DEEP_OTHERS, 30000);
 	/* the supervisors, every level, the sleeps */
-	wait_count_below_daemon(NULL, 1 + (DEEP_LEVELS + 1) + DEEP_FAN_OUT + 2 * DEEP_OTHERS, 5000);
+	wait_count_below_daemon(fx,
+				NULL,
+				1 + (DEEP_LEVELS + 1) + DEEP_FAN_OUT + 2 * DEEP_OTHERS,
+				5000);
 	began = g_get_monotonic_time();
 	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
 	esd_test_daemon_assert_exit_code(fx->daemon, 128 + SIGKILL, 3000);
@@ -747,11 +805,279 @@ test_daemon_sigkill_deep(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpfloat(took, <, DEEP_LIMIT_MS);
 }
 
+/*
+ * The spawn server: one child of the daemon that forks every supervisor
+ * with CLONE_PARENT. The chain is daemon → supervisor → command, the server
+ * beside the supervisors; nothing of it outlives the daemon.
+ */
+
+#define SERVER_NAME	"esd-spawn-srv"
+#define SUPERVISOR_NAME "esd-supervise"
+
+/* the daemon's spawn server, once it runs (after the first spawn) */
+static gint
+find_server(Fixture *fx)
+{
+	g_autoptr(GArray) servers =
+	    children_named(esd_test_daemon_get_pid(fx->daemon), SERVER_NAME);
+
+	g_assert_cmpuint(servers->len, ==, 1);
+	return g_array_index(servers, gint, 0);
+}
+
+static GArray *
+find_supervisors(Fixture *fx)
+{
+	return children_named(esd_test_daemon_get_pid(fx->daemon), SUPERVISOR_NAME);
+}
+
+static gint
+compare_names(gconstpointer a, gconstpointer b)
+{
+	return g_strcmp0(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* the names in /proc/@pid/@what, sorted, joined by spaces */
+static gchar *
+proc_dir_names(gint pid, const gchar *what)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/%s", pid, what);
+	g_autoptr(GDir) dir = g_dir_open(path, 0, NULL);
+	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
+	const gchar *name;
+
+	g_assert_nonnull(dir);
+	while ((name = g_dir_read_name(dir)) != NULL)
+		g_ptr_array_add(names, g_strdup(name));
+	g_ptr_array_sort(names, compare_names);
+	g_ptr_array_add(names, NULL);
+	return g_strjoinv(" ", (gchar **)names->pdata);
+}
+
+static gchar *
+proc_fd_target(gint pid, gint fd)
+{
+	g_autofree gchar *path = g_strdup_printf("/proc/%d/fd/%d", pid, fd);
+	gchar *target = g_file_read_link(path, NULL);
+
+	g_assert_nonnull(target);
+	return target;
+}
+
+/* the daemon SIGKILLed: the tree, its supervisor and the server are gone */
+static void
+test_server_daemon_sigkill(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+	g_autoptr(GArray) supervisors = NULL;
+	gint server;
+
+	if (!have_pid_namespaces(fx))
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	server = find_server(fx);
+	supervisors = find_supervisors(fx);
+	g_assert_cmpuint(supervisors->len, ==, 1);
+	g_array_append_vals(pids, supervisors->data, supervisors->len);
+	g_array_append_val(pids, server);
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	esd_test_daemon_assert_exit_code(fx->daemon, 128 + SIGKILL, 3000);
+	assert_gone(pids, 2000);
+}
+
+/*
+ * The server killed: running commands go on, the daemon reaps it; the
+ * daemon then SIGKILLed: the commands still die with it.
+ */
+static void
+test_server_killed_daemon_sigkill(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) pids = NULL;
+	g_autoptr(GArray) supervisors = NULL;
+	g_autoptr(GArray) server = g_array_new(FALSE, FALSE, sizeof(gint));
+	gint pid;
+
+	if (!have_pid_namespaces(fx))
+		return;
+	start_tree(fx, "tree");
+	pids = wait_tree(fx);
+	pid = find_server(fx);
+	g_array_append_val(server, pid);
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	/* gone means reaped too: a zombie still has its /proc entry */
+	assert_gone(server, 2000);
+	for (guint i = 0; i < pids->len; i++)
+		g_assert_cmpint(kill(g_array_index(pids, gint, i), 0), ==, 0);
+	supervisors = find_supervisors(fx);
+	g_assert_cmpuint(supervisors->len, ==, 1);
+	g_array_append_vals(pids, supervisors->data, supervisors->len);
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	esd_test_daemon_assert_exit_code(fx->daemon, 128 + SIGKILL, 3000);
+	assert_gone(pids, 2000);
+}
+
+/* a killed server is reaped and replaced: the next spawn works */
+static void
+test_server_restart(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) old = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autofree gchar *first = NULL;
+	g_autofree gchar *second = NULL;
+	gint pid;
+
+	first = run(fx, "one", "echo one");
+	g_assert_cmpstr(first, ==, "one\n");
+	pid = find_server(fx);
+	g_array_append_val(old, pid);
+	g_assert_cmpint(kill(pid, SIGKILL), ==, 0);
+	assert_gone(old, 2000);
+	second = run(fx, "two", "echo two");
+	g_assert_cmpstr(second, ==, "two\n");
+	g_assert_cmpint(find_server(fx), !=, pid);
+}
+
+/*
+ * The command has 0, 1 and 2 only, no signal blocked or ignored; the server has /dev/null as 0, 1,
+ * 2, its socket as 3 and an empty environment: nothing of the daemon's; a supervisor has those and
+ * the report pipe as 3.
+ */
+static void
+test_server_descriptors(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *fds = NULL;
+	g_autofree gchar *environ_text = NULL;
+	g_autofree gchar *environ_path = NULL;
+	g_autofree gchar *socket_target = NULL;
+	g_autofree gchar *report_target = NULL;
+	g_autofree gchar *sleep_arg = g_strdup_printf("104.%s", fx->token);
+	g_autofree gchar *script = g_strdup_printf("exec sleep %s", sleep_arg);
+	const gchar *argv[] = {"sleep", sleep_arg, NULL};
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(gint));
+	gint command;
+	gint supervisor;
+	gint server;
+	gsize len = 0;
+
+	/* ls is a child of the shell (not its last command, which it might exec) */
+	out = run(fx, "fds", "ls /proc/$$/fd; true");
+	g_assert_cmpstr(out, ==, "0\n1\n2\n");
+	/* nor a signal the daemon ignores (SIGPIPE) or the supervisor blocks */
+	g_clear_pointer(&out, g_free);
+	out = run(fx, "signals", "exec grep -E '^Sig(Blk|Ign)' /proc/self/status");
+	g_assert_cmpstr(out, ==, "SigBlk:\t0000000000000000\nSigIgn:\t0000000000000000\n");
+
+	server = find_server(fx);
+	fds = proc_dir_names(server, "fd");
+	g_assert_cmpstr(fds, ==, "0 1 2 3");
+	for (gint fd = 0; fd <= 2; fd++) {
+		g_autofree gchar *target = proc_fd_target(server, fd);
+		g_assert_cmpstr(target, ==, "/dev/null");
+	}
+	socket_target = proc_fd_target(server, 3);
+	g_assert_true(g_str_has_prefix(socket_target, "socket:"));
+	environ_path = g_strdup_printf("/proc/%d/environ", server);
+	g_assert_true(g_file_get_contents(environ_path, &environ_text, &len, NULL));
+	g_assert_cmpuint(len, ==, 0);
+
+	start(fx, "sleeper", script);
+	while ((command = find_argv(argv)) < 0)
+		esd_test_iterate(20);
+	g_assert_true(proc_stat(command, NULL, &supervisor));
+	g_clear_pointer(&fds, g_free);
+	fds = proc_dir_names(supervisor, "fd");
+	g_assert_cmpstr(fds, ==, "0 1 2 3");
+	report_target = proc_fd_target(supervisor, 3);
+	g_assert_true(g_str_has_prefix(report_target, "pipe:"));
+	assert_call(fx, "process/terminate", "{\"processId\":\"sleeper\"}", "{\"running\":true}");
+	g_array_append_val(gone, command);
+	assert_gone(gone, 2000);
+}
+
+/* a request too large for one message to the server is exec-ed per command */
+static void
+test_server_large_request(Fixture *fx, gconstpointer user_data)
+{
+	/* one string may not exceed 128 KiB (MAX_ARG_STRLEN) */
+	g_autofree gchar *big = g_strnfill(100000, 'x');
+	g_autofree gchar *params = g_strdup_printf(
+	    "{\"processId\":\"big\",\"argv\":[\"/bin/sh\",\"-c\","
+	    "\"printf %%s \\\"$BIG1$BIG2$BIG3\\\" | wc -c\"],\"cwd\":\"file:///tmp\","
+	    "\"env\":{\"PATH\":\"/usr/bin:/bin\",\"BIG1\":\"%s\",\"BIG2\":\"%s\","
+	    "\"BIG3\":\"%s\",\"%s\":\"%s\"},\"tty\":false}",
+	    big,
+	    big,
+	    big,
+	    MARK_VAR,
+	    test_mark);
+	g_autofree gchar *small = NULL;
+	GString *out = g_string_new(NULL);
+	g_autofree gchar *text = NULL;
+
+	assert_call(fx,
+		    "process/start",
+		    params,
+		    "{\"processId\":\"big\",\"sandboxType\":\"none\"}");
+	wait_notification(fx, "process/closed", "big");
+	for (guint i = 0; i < fx->notifications->len; i++) {
+		JsonNode *msg = g_ptr_array_index(fx->notifications, i);
+		g_autofree guchar *data = NULL;
+		gsize len = 0;
+		if (g_strcmp0(esd_test_json_get_string(msg, "method"), "process/output") != 0)
+			continue;
+		data = g_base64_decode(esd_test_json_get_string(msg, "params.chunk"), &len);
+		g_string_append_len(out, (const gchar *)data, (gssize)len);
+	}
+	text = g_string_free(out, FALSE);
+	g_assert_cmpstr(g_strstrip(text), ==, "300000");
+	/* and the server still serves the next one */
+	small = run(fx, "small", "echo small");
+	g_assert_cmpstr(small, ==, "small\n");
+	g_assert_cmpint(find_server(fx), >, 0);
+}
+
+/* the documented chain: daemon → supervisor → command; the server is the daemon's child */
+static void
+test_server_parent_chain(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *sleep_arg = g_strdup_printf("104.%s", fx->token);
+	g_autofree gchar *script = g_strdup_printf("exec sleep %s", sleep_arg);
+	const gchar *argv[] = {"sleep", sleep_arg, NULL};
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autofree gchar *comm = NULL;
+	gint daemon = esd_test_daemon_get_pid(fx->daemon);
+	gint command;
+	gint supervisor = 0;
+	gint parent = 0;
+	gint server;
+
+	if (!have_pid_namespaces(fx))
+		return;
+	start(fx, "sleeper", script);
+	while ((command = find_argv(argv)) < 0)
+		esd_test_iterate(20);
+	g_assert_true(proc_stat(command, NULL, &supervisor));
+	g_assert_true(proc_stat(supervisor, &comm, &parent));
+	g_assert_cmpstr(comm, ==, SUPERVISOR_NAME);
+	g_assert_cmpint(parent, ==, daemon);
+	server = find_server(fx);
+	g_assert_cmpint(server, !=, supervisor);
+	g_assert_true(proc_stat(server, NULL, &parent));
+	g_assert_cmpint(parent, ==, daemon);
+	assert_call(fx, "process/terminate", "{\"processId\":\"sleeper\"}", "{\"running\":true}");
+	g_array_append_val(gone, command);
+	g_array_append_val(gone, supervisor);
+	assert_gone(gone, 2000);
+}
+
 static const gchar *const no_args[] = {NULL};
 static const gchar *const grace_args[] = {"--session-grace", "1", NULL};
 static const gchar *const many_args[] = {"--max-processes", "2100", NULL};
 static const gchar *const ns_args[] = {"--pid-namespace", NULL};
 static const gchar *const ns_grace_args[] = {"--pid-namespace", "--session-grace", "1", NULL};
+static const gchar *const exec_args[] = {"--no-spawn-server", NULL};
+static const gchar *const exec_grace_args[] = {"--no-spawn-server", "--session-grace", "1", NULL};
 
 static GPtrArray *variants = NULL;
 
@@ -802,6 +1128,24 @@ main(int argc, char **argv)
 	add("pid-ns/daemon-sigterm", TRUE, TRUE, ns_args, test_daemon_sigterm);
 	add("pid-ns/daemon-sigkill", TRUE, TRUE, ns_args, test_daemon_sigkill);
 	add("pid-ns/stdin-eof", FALSE, TRUE, ns_args, test_stdin_eof);
+	/* the spawn server's own guarantees */
+	add("spawn-server/daemon-sigkill", TRUE, TRUE, no_args, test_server_daemon_sigkill);
+	add("spawn-server/killed-then-daemon-sigkill",
+	    TRUE,
+	    FALSE,
+	    no_args,
+	    test_server_killed_daemon_sigkill);
+	add("spawn-server/restart", TRUE, FALSE, no_args, test_server_restart);
+	add("spawn-server/descriptors", TRUE, TRUE, no_args, test_server_descriptors);
+	add("spawn-server/parent-chain", TRUE, FALSE, no_args, test_server_parent_chain);
+	add("spawn-server/large-request", TRUE, FALSE, no_args, test_server_large_request);
+	add("spawn-server/pid-ns/parent-chain", TRUE, FALSE, ns_args, test_server_parent_chain);
+	add("spawn-server/pid-ns/daemon-sigkill", TRUE, FALSE, ns_args, test_server_daemon_sigkill);
+	/* a supervisor exec-ed per command, as without the server */
+	add("exec/terminate", TRUE, TRUE, exec_args, test_terminate);
+	add("exec/session-expiry", TRUE, FALSE, exec_grace_args, test_session_expiry);
+	add("exec/daemon-sigkill", TRUE, TRUE, exec_args, test_daemon_sigkill);
+	add("exec/daemon-sigkill-deep", TRUE, FALSE, exec_args, test_daemon_sigkill_deep);
 	/* without a PID namespace, what /proc shows matches the pids a command sees */
 	{
 		Variant *variant = g_new0(Variant, 1);
