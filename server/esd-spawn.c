@@ -41,8 +41,14 @@
  * forks a supervisor for every command: a request on a socketpair costs
  * less than an exec. It forks with CLONE_PARENT, so every supervisor is
  * still the daemon's child (the daemon reaps it, its PR_SET_PDEATHSIG is
- * tied to the daemon), and it reports its pid first on the report pipe. A
- * server that died is started again at the next spawn. Requests too large
+ * tied to the daemon), and it reports its pid first on the report pipe.
+ * Ahead of the next request the server forks a spare supervisor the same
+ * way and announces its pid and its own socket: without a PID namespace a
+ * request goes to the spare, which forks the command at once, and the
+ * daemon neither waits for the server's fork nor for a pid. A spare never
+ * used dies with the daemon or the server, and the daemon, which has no
+ * child watch on it, kills and reaps it when it drops it. A server that
+ * died is started again at the next spawn. Requests too large
  * for one message, and every request when the server is disabled, exec
  * esd-supervise per command instead. Either way the exec happens in a
  * child of clone(CLONE_VM | CLONE_VFORK): the daemon's memory is never

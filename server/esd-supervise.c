@@ -28,7 +28,10 @@
  * The spawn server: fd 3 is a SOCK_SEQPACKET socket to the daemon, each
  * message a request (EsdSpawnServerHeader) with the descriptors above;
  * for each it forks a supervisor as the daemon's child (CLONE_PARENT),
- * which reports its pid first and goes on as an exec-ed one would.
+ * which reports its pid first and goes on as an exec-ed one would. On a
+ * bare header with ESD_SPAWN_SERVER_SPARE it forks a spare supervisor the
+ * same way, which waits for one such request on its own socket, and sends
+ * the daemon its pid and the other end of that socket.
  */
 
 #include "config.h"

@@ -947,8 +947,8 @@ test_server_restart(Fixture *fx, gconstpointer user_data)
 
 /*
  * The command has 0, 1 and 2 only, no signal blocked or ignored; the server has /dev/null as 0, 1,
- * 2, its socket as 3 and an empty environment: nothing of the daemon's; a supervisor has those and
- * the report pipe as 3.
+ * 2, its socket as 3, the two ends of its alive pipe as 4 and 5 and an empty environment: nothing
+ * of the daemon's; a supervisor has 0, 1, 2 and the report pipe as 3.
  */
 static void
 test_server_descriptors(Fixture *fx, gconstpointer user_data)
@@ -1094,7 +1094,7 @@ test_server_parent_chain(Fixture *fx, gconstpointer user_data)
 
 /* the daemon's spare, once there (after the first spawn) */
 static gint
-wait_spare(Fixture *fx, gint not)
+wait_spare(Fixture *fx, gint old)
 {
 	gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
 
@@ -1104,7 +1104,7 @@ wait_spare(Fixture *fx, gint not)
 		gint pid = spares->len == 1 ? g_array_index(spares, gint, 0) : 0;
 
 		g_assert_cmpuint(spares->len, <=, 1);
-		if (pid > 0 && pid != not)
+		if (pid > 0 && pid != old)
 			return pid;
 		if (g_get_monotonic_time() > deadline)
 			g_error("no new spare below the daemon after 5 s (%u there)", spares->len);
@@ -1204,7 +1204,10 @@ test_spare_daemon_sigkill(Fixture *fx, gconstpointer user_data)
 	assert_gone(gone, 2000);
 }
 
-/* the server killed: its spare dies and is reaped; the next spawn gets a new one */
+/*
+ * The server killed: its spare dies by itself (the daemon, stopped, does
+ * not kill it) and is reaped; the next spawn gets a new one.
+ */
 static void
 test_spare_server_killed(Fixture *fx, gconstpointer user_data)
 {
@@ -1213,10 +1216,24 @@ test_spare_server_killed(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *second = NULL;
 	gint spare = wait_spare(fx, 0);
 	gint server = find_server(fx);
+	gint64 deadline;
 
 	g_array_append_val(gone, spare);
 	g_array_append_val(gone, server);
+	esd_test_daemon_send_signal(fx->daemon, SIGSTOP);
 	g_assert_cmpint(kill(server, SIGKILL), ==, 0);
+	deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+	for (;;) {
+		g_autofree gchar *state = pid_state(spare);
+		if (state == NULL || state[0] == 'Z')
+			break;
+		if (g_get_monotonic_time() > deadline) {
+			esd_test_daemon_send_signal(fx->daemon, SIGCONT);
+			g_error("the spare outlived its server by 2 s (state %.1s)", state);
+		}
+		g_usleep(10000);
+	}
+	esd_test_daemon_send_signal(fx->daemon, SIGCONT);
 	/* gone means reaped too: a zombie still has its /proc entry */
 	assert_gone(gone, 2000);
 	second = run(fx, "second", "echo second");
