@@ -41,8 +41,14 @@
  * forks a supervisor for every command: a request on a socketpair costs
  * less than an exec. It forks with CLONE_PARENT, so every supervisor is
  * still the daemon's child (the daemon reaps it, its PR_SET_PDEATHSIG is
- * tied to the daemon), and it reports its pid first on the report pipe. A
- * server that died is started again at the next spawn. Requests too large
+ * tied to the daemon), and it reports its pid first on the report pipe.
+ * Ahead of the next request the server forks a spare supervisor the same
+ * way and announces its pid and its own socket: without a PID namespace a
+ * request goes to the spare, which forks the command at once, and the
+ * daemon neither waits for the server's fork nor for a pid. A spare never
+ * used dies with the daemon or the server, and the daemon, which has no
+ * child watch on it, kills and reaps it when it drops it. A server that
+ * died is started again at the next spawn. Requests too large
  * for one message, and every request when the server is disabled, exec
  * esd-supervise per command instead. Either way the exec happens in a
  * child of clone(CLONE_VM | CLONE_VFORK): the daemon's memory is never
@@ -79,6 +85,10 @@ static GMutex esd_spawn_server_lock;
 static gboolean esd_spawn_server_enabled = TRUE;
 static GPid esd_spawn_server_pid = 0;
 static gint esd_spawn_server_fd = -1;
+/* a spare supervisor, ready for one request on its socket; or one asked for */
+static GPid esd_spawn_spare_pid = 0;
+static gint esd_spawn_spare_fd = -1;
+static gboolean esd_spawn_spare_asked = FALSE;
 
 /* how long the server may take to fork before it counts as dead */
 #define ESD_SPAWN_SERVER_TIMEOUT_MS 10000
@@ -198,12 +208,126 @@ esd_spawn_clone_exec(EsdSpawnExec *exec, gboolean pid_namespace)
 	return pid;
 }
 
+/*
+ * With the lock held: a spare supervisor announced by the server, if any
+ * (without waiting unless @wait). FALSE once nothing more is to come.
+ */
+static gboolean
+esd_spawn_spare_receive(gboolean wait)
+{
+	EsdSpawnSpareAnnounce announce;
+	union {
+		struct cmsghdr header;
+		gchar space[CMSG_SPACE(sizeof(gint))];
+	} control;
+	struct iovec iov = {&announce, sizeof(announce)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control.space,
+			     .msg_controllen = sizeof(control.space)};
+	struct cmsghdr *cmsg;
+	gint fd = -1;
+	ssize_t n;
+
+	if (!esd_spawn_spare_asked || esd_spawn_server_fd < 0)
+		return FALSE;
+	do
+		n = recvmsg(esd_spawn_server_fd,
+			    &msg,
+			    MSG_CMSG_CLOEXEC | (wait ? 0 : MSG_DONTWAIT));
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EAGAIN)
+		return TRUE;
+	esd_spawn_spare_asked = FALSE;
+	cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (cmsg != NULL && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS &&
+	    cmsg->cmsg_len == CMSG_LEN(sizeof(gint)))
+		memcpy(&fd, CMSG_DATA(cmsg), sizeof(gint));
+	if (n != (ssize_t)sizeof(announce) || announce.magic != ESD_SPAWN_SPARE_MAGIC ||
+	    announce.pid <= 0 || fd < 0) {
+		if (n > 0 && announce.pid < 0)
+			g_debug("the spawn server has no spare: %s", g_strerror(-announce.pid));
+		esd_spawn_close(&fd);
+		return FALSE;
+	}
+	esd_spawn_spare_pid = announce.pid;
+	esd_spawn_spare_fd = fd;
+	return FALSE;
+}
+
+/* with the lock held: the spare, or what the server still owes, killed and reaped */
+static void
+esd_spawn_spare_drop(void)
+{
+	/* a spare announced but not yet received is one too */
+	if (esd_spawn_spare_pid <= 0)
+		esd_spawn_spare_receive(FALSE);
+	if (esd_spawn_spare_pid > 0) {
+		/* no child watch knows it: we reap it, and it dies at once */
+		kill(esd_spawn_spare_pid, SIGKILL);
+		while (waitpid(esd_spawn_spare_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	esd_spawn_spare_pid = 0;
+	esd_spawn_spare_asked = FALSE;
+	esd_spawn_close(&esd_spawn_spare_fd);
+}
+
+/* with the lock held: ask the server for a spare, unless one is there or on its way */
+static void
+esd_spawn_spare_ask(void)
+{
+	EsdSpawnServerHeader header = {.magic = ESD_SPAWN_SERVER_MAGIC,
+				       .flags = ESD_SPAWN_SERVER_SPARE};
+
+	if (esd_spawn_spare_pid > 0 || esd_spawn_spare_asked || esd_spawn_server_fd < 0)
+		return;
+	if (send(esd_spawn_server_fd, &header, sizeof(header), MSG_NOSIGNAL | MSG_DONTWAIT) ==
+	    (ssize_t)sizeof(header))
+		esd_spawn_spare_asked = TRUE;
+}
+
+/*
+ * With the lock held: @msg to the spare, whose pid goes to @pid. FALSE
+ * when there is none or it cannot take it; the server is asked for the
+ * next one either way.
+ */
+static gboolean
+esd_spawn_spare_use(struct msghdr *msg, pid_t *pid)
+{
+	ssize_t n;
+
+	if (esd_spawn_spare_pid <= 0)
+		esd_spawn_spare_receive(FALSE);
+	if (esd_spawn_spare_pid <= 0) {
+		esd_spawn_spare_ask();
+		return FALSE;
+	}
+	do
+		n = sendmsg(esd_spawn_spare_fd, msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		/* too large for it, as for the server: it stays for the next request */
+		if (errno == EMSGSIZE || errno == ENOBUFS)
+			return FALSE;
+		esd_spawn_spare_drop();
+		esd_spawn_spare_ask();
+		return FALSE;
+	}
+	/* a supervisor from now on, reaped through the caller's child watch */
+	*pid = esd_spawn_spare_pid;
+	esd_spawn_spare_pid = 0;
+	esd_spawn_close(&esd_spawn_spare_fd);
+	return TRUE;
+}
+
 static void
 esd_spawn_server_exited_cb(GPid pid, gint status, gpointer user_data)
 {
 	g_mutex_lock(&esd_spawn_server_lock);
 	if (pid == esd_spawn_server_pid) {
 		g_debug("the spawn server (pid %d) exited with status %d", (gint)pid, status);
+		esd_spawn_spare_drop();
 		esd_spawn_server_pid = 0;
 		esd_spawn_close(&esd_spawn_server_fd);
 	}
@@ -217,6 +341,7 @@ esd_spawn_server_drop(void)
 {
 	if (esd_spawn_server_pid > 0)
 		kill(esd_spawn_server_pid, SIGKILL);
+	esd_spawn_spare_drop();
 	esd_spawn_server_pid = 0;
 	esd_spawn_close(&esd_spawn_server_fd);
 }
@@ -266,6 +391,7 @@ esd_spawn_server_ensure(GError **error)
 	}
 	esd_spawn_server_pid = pid;
 	esd_spawn_server_fd = sv[0];
+	esd_spawn_spare_asked = FALSE;
 	g_child_watch_add(pid, esd_spawn_server_exited_cb, NULL);
 	return TRUE;
 }
@@ -391,6 +517,13 @@ esd_spawn_via_server(const EsdSpawnRequest *request,
 			g_mutex_unlock(&esd_spawn_server_lock);
 			return ESD_SPAWN_SERVER_FAILED;
 		}
+		/* a spare knows neither a PID namespace nor needs its pid reported */
+		if (!pid_namespace && esd_spawn_spare_use(&msg, pid)) {
+			esd_spawn_spare_ask();
+			g_mutex_unlock(&esd_spawn_server_lock);
+			esd_spawn_close(report_w);
+			return ESD_SPAWN_SERVER_OK;
+		}
 		do
 			n = sendmsg(esd_spawn_server_fd, &msg, MSG_NOSIGNAL);
 		while (n < 0 && errno == EINTR);
@@ -404,6 +537,9 @@ esd_spawn_via_server(const EsdSpawnRequest *request,
 			g_mutex_unlock(&esd_spawn_server_lock);
 			return ESD_SPAWN_SERVER_DEAD;
 		}
+		/* after the request: the server forks its supervisor first */
+		if (!pid_namespace)
+			esd_spawn_spare_ask();
 		g_mutex_unlock(&esd_spawn_server_lock);
 	}
 

@@ -38,11 +38,26 @@ typedef struct {
 #define ESD_SPAWN_SERVER_PID_NAMESPACE (1u << 1)
 #define ESD_SPAWN_SERVER_LANDLOCK      (1u << 2)
 #define ESD_SPAWN_SERVER_NETNS	       (1u << 3)
+/* a header alone, no descriptors: fork a spare supervisor and announce it */
+#define ESD_SPAWN_SERVER_SPARE (1u << 4)
 /* larger requests, or with more descriptors than SCM_RIGHTS takes, are exec-ed directly */
 #define ESD_SPAWN_SERVER_MAX_MESSAGE (192 * 1024)
 #define ESD_SPAWN_SERVER_MAX_FDS     250
 /* the spawn server's end of its socket */
 #define ESD_SPAWN_SERVER_FD 3
+
+/*
+ * The server's answer to ESD_SPAWN_SERVER_SPARE, the only message it sends:
+ * the spare's pid (or -errno) and, by SCM_RIGHTS, the daemon's end of the
+ * spare's own socket, where one request in the format above starts its
+ * command.
+ */
+typedef struct {
+	guint32 magic;
+	gint32 pid;
+} EsdSpawnSpareAnnounce;
+
+#define ESD_SPAWN_SPARE_MAGIC 0x45535331u /* "ESS1" */
 
 typedef struct {
 	const gchar *path;  /* the executable, already resolved */

@@ -28,7 +28,10 @@
  * The spawn server: fd 3 is a SOCK_SEQPACKET socket to the daemon, each
  * message a request (EsdSpawnServerHeader) with the descriptors above;
  * for each it forks a supervisor as the daemon's child (CLONE_PARENT),
- * which reports its pid first and goes on as an exec-ed one would.
+ * which reports its pid first and goes on as an exec-ed one would. On a
+ * bare header with ESD_SPAWN_SERVER_SPARE it forks a spare supervisor the
+ * same way, which waits for one such request on its own socket, and sends
+ * the daemon its pid and the other end of that socket.
  */
 
 #include "config.h"
@@ -37,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -520,23 +524,20 @@ raw_clone(unsigned long flags)
 #endif
 }
 
-/* the forked supervisor: descriptors into place, then as if exec-ed */
-static void __attribute__((noreturn)) server_child(Job *job)
+/* the server's descriptors beside its socket: the alive pipe's read and write ends */
+#define SERVER_ALIVE_R_FD 4
+#define SERVER_ALIVE_W_FD 5
+/* a spare's: its socket to the daemon, the alive pipe's read end */
+#define SPARE_SOCKET_FD 3
+#define SPARE_ALIVE_FD	SERVER_ALIVE_R_FD
+
+/* a request's descriptors into place, then as if exec-ed */
+static void __attribute__((noreturn)) start_job(Job *job)
 {
 	int moved[ESD_SPAWN_SERVER_MAX_FDS];
 	int above = STDERR_SRC + 1;
-	char byte;
 
-	close(ESD_SPAWN_SERVER_FD);
 	prctl(PR_SET_NAME, "esd-supervise");
-	if (job->sync_fd >= 0) {
-		/* the server died before it reported us: the daemon does not know us */
-		if (read(job->sync_fd, &byte, 1) != 1)
-			_exit(127);
-		close(job->sync_fd);
-	} else {
-		report(job->fds[0], ESD_SPAWN_REPORT_PID, (int)getpid());
-	}
 	for (int i = 0; i < job->n_fds; i++) {
 		if (job->targets[i] >= above)
 			above = job->targets[i] + 1;
@@ -572,6 +573,25 @@ static void __attribute__((noreturn)) server_child(Job *job)
 		  job->program,
 		  job->argv,
 		  job->envp);
+}
+
+/* the forked supervisor: reported, then as if exec-ed */
+static void __attribute__((noreturn)) server_child(Job *job)
+{
+	char byte;
+
+	close(ESD_SPAWN_SERVER_FD);
+	close(SERVER_ALIVE_W_FD);
+	close(SERVER_ALIVE_R_FD);
+	if (job->sync_fd >= 0) {
+		/* the server died before it reported us: the daemon does not know us */
+		if (read(job->sync_fd, &byte, 1) != 1)
+			_exit(127);
+		close(job->sync_fd);
+	} else {
+		report(job->fds[0], ESD_SPAWN_REPORT_PID, (int)getpid());
+	}
+	start_job(job);
 }
 
 /* the strings of a request: @n of them from *@pos, within @end */
@@ -651,8 +671,144 @@ server_parse(Job *job, size_t len, int n_fds)
 	return 0;
 }
 
+/*
+ * One message from @fd into server_message and @job->fds: its length, 0 at
+ * end of file, -1 with errno; @bad set when it was truncated.
+ */
+static ssize_t
+receive(int fd, Job *job, int *bad)
+{
+	union {
+		struct cmsghdr header;
+		char space[CMSG_SPACE(sizeof(int) * ESD_SPAWN_SERVER_MAX_FDS)];
+	} control;
+	struct iovec iov = {server_message, sizeof(server_message)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control.space,
+			     .msg_controllen = sizeof(control.space)};
+	ssize_t n;
+
+	do
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
+			int received;
+			memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (job->n_fds < ESD_SPAWN_SERVER_MAX_FDS)
+				job->fds[job->n_fds++] = received;
+			else
+				close(received);
+		}
+	}
+	*bad = (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0;
+	return n;
+}
+
+/*
+ * A spare supervisor: forked ahead, it waits for one request on its own
+ * socket, then goes on as a forked supervisor would, without reporting its
+ * pid (the daemon knows it from the announcement). Until then it holds
+ * /dev/null as 0, 1, 2, its socket and the alive pipe, nothing else, and
+ * dies with the daemon (PR_SET_PDEATHSIG, end of file on the socket) and
+ * with the server (end of file on the pipe). A request already queued wins
+ * over the server's death: the daemon counts on it.
+ */
+static void __attribute__((noreturn)) spare(pid_t daemon_pid)
+{
+	Job job = {.daemon_pid = daemon_pid, .sync_fd = -1};
+	int bad = 0;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd pfd[2] = {{.fd = SPARE_SOCKET_FD, .events = POLLIN},
+					{.fd = SPARE_ALIVE_FD, .events = POLLIN}};
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(127);
+		}
+		if (pfd[0].revents != 0)
+			break;
+		if (pfd[1].revents != 0)
+			_exit(0);
+	}
+	n = receive(SPARE_SOCKET_FD, &job, &bad);
+	if (n <= 0)
+		_exit(0);
+	close(SPARE_SOCKET_FD);
+	close(SPARE_ALIVE_FD);
+	if (bad || server_parse(&job, (size_t)n, job.n_fds) < 0 ||
+	    (job.flags & ESD_SPAWN_SERVER_PID_NAMESPACE) != 0) {
+		if (job.n_fds > 0)
+			report(job.fds[0], ESD_SPAWN_REPORT_SETUP_FAILED, EINVAL);
+		_exit(127);
+	}
+	start_job(&job);
+}
+
+/* a spare forked and announced to the daemon (or why not) */
+static void
+make_spare(pid_t daemon_pid)
+{
+	EsdSpawnSpareAnnounce announce = {.magic = ESD_SPAWN_SPARE_MAGIC};
+	union {
+		struct cmsghdr header;
+		char space[CMSG_SPACE(sizeof(int))];
+	} control;
+	struct iovec iov = {&announce, sizeof(announce)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	int sv[2];
+	pid_t pid = -1;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == 0) {
+		pid = raw_clone(CLONE_PARENT | SIGCHLD);
+		if (pid == 0) {
+			prctl(PR_SET_NAME, "esd-spare");
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() != daemon_pid)
+				_exit(127);
+			if (dup2(sv[1], SPARE_SOCKET_FD) < 0)
+				_exit(127);
+			close(sv[0]);
+			close(sv[1]);
+			close(SERVER_ALIVE_W_FD);
+			spare(daemon_pid);
+		}
+		announce.pid = pid > 0 ? (gint32)pid : -errno;
+		close(sv[1]);
+	} else {
+		announce.pid = -errno;
+	}
+	if (pid > 0) {
+		struct cmsghdr *c;
+
+		memset(&control, 0, sizeof(control));
+		msg.msg_control = control.space;
+		msg.msg_controllen = sizeof(control.space);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &sv[0], sizeof(int));
+	}
+	/* unannounced, the spare would be unknown to the daemon */
+	if (sendmsg(ESD_SPAWN_SERVER_FD, &msg, MSG_NOSIGNAL) < 0 && pid > 0)
+		kill(pid, SIGKILL);
+	if (pid > 0)
+		close(sv[0]);
+}
+
 static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 {
+	int alive[2];
+
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != daemon_pid)
 		_exit(127);
@@ -673,42 +829,31 @@ static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 		if (null > 2)
 			close(null);
 	}
+	/* held open by this process only: its end of file tells spares the server died */
+	if (pipe2(alive, O_CLOEXEC) < 0 || alive[0] != SERVER_ALIVE_R_FD ||
+	    alive[1] != SERVER_ALIVE_W_FD)
+		_exit(127);
 	for (;;) {
-		union {
-			struct cmsghdr header;
-			char space[CMSG_SPACE(sizeof(int) * ESD_SPAWN_SERVER_MAX_FDS)];
-		} control;
-		struct iovec iov = {server_message, sizeof(server_message)};
-		struct msghdr msg = {.msg_iov = &iov,
-				     .msg_iovlen = 1,
-				     .msg_control = control.space,
-				     .msg_controllen = sizeof(control.space)};
 		Job job = {.daemon_pid = daemon_pid, .sync_fd = -1};
+		EsdSpawnServerHeader header;
 		int sync[2] = {-1, -1};
 		unsigned flags = 0;
+		int bad = 0;
 		pid_t pid;
 		ssize_t n;
 
-		n = recvmsg(ESD_SPAWN_SERVER_FD, &msg, MSG_CMSG_CLOEXEC);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = receive(ESD_SPAWN_SERVER_FD, &job, &bad);
 		/* the daemon closed its end, or is gone */
 		if (n <= 0)
 			_exit(0);
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-				continue;
-			for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int); i++) {
-				int fd;
-				memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-				if (job.n_fds < ESD_SPAWN_SERVER_MAX_FDS)
-					job.fds[job.n_fds++] = fd;
-				else
-					close(fd);
-			}
+		if ((size_t)n == sizeof(header) && job.n_fds == 0) {
+			memcpy(&header, server_message, sizeof(header));
+			if (header.magic == ESD_SPAWN_SERVER_MAGIC &&
+			    header.flags == ESD_SPAWN_SERVER_SPARE)
+				make_spare(daemon_pid);
+			continue;
 		}
-		if ((msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ||
-		    server_parse(&job, (size_t)n, job.n_fds) < 0) {
+		if (bad || server_parse(&job, (size_t)n, job.n_fds) < 0) {
 			errno = EINVAL;
 			pid = -1;
 			goto done;
@@ -741,6 +886,8 @@ static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 			close(job.fds[i]);
 		free(job.argv);
 		free(job.envp);
+		/* the next spare is forked from here: it gets no command's strings */
+		memset(server_message, 0, (size_t)n);
 	}
 }
 

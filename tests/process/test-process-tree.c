@@ -818,9 +818,17 @@ test_daemon_sigkill_deep(Fixture *fx, gconstpointer user_data)
 static gint
 find_server(Fixture *fx)
 {
-	g_autoptr(GArray) servers =
-	    children_named(esd_test_daemon_get_pid(fx->daemon), SERVER_NAME);
+	gint64 deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+	g_autoptr(GArray) servers = NULL;
 
+	/* a spare is named after the server until it renames itself */
+	for (;;) {
+		g_clear_pointer(&servers, g_array_unref);
+		servers = children_named(esd_test_daemon_get_pid(fx->daemon), SERVER_NAME);
+		if (servers->len == 1 || g_get_monotonic_time() > deadline)
+			break;
+		g_usleep(10000);
+	}
 	g_assert_cmpuint(servers->len, ==, 1);
 	return g_array_index(servers, gint, 0);
 }
@@ -939,8 +947,8 @@ test_server_restart(Fixture *fx, gconstpointer user_data)
 
 /*
  * The command has 0, 1 and 2 only, no signal blocked or ignored; the server has /dev/null as 0, 1,
- * 2, its socket as 3 and an empty environment: nothing of the daemon's; a supervisor has those and
- * the report pipe as 3.
+ * 2, its socket as 3, the two ends of its alive pipe as 4 and 5 and an empty environment: nothing
+ * of the daemon's; a supervisor has 0, 1, 2 and the report pipe as 3.
  */
 static void
 test_server_descriptors(Fixture *fx, gconstpointer user_data)
@@ -970,13 +978,18 @@ test_server_descriptors(Fixture *fx, gconstpointer user_data)
 
 	server = find_server(fx);
 	fds = proc_dir_names(server, "fd");
-	g_assert_cmpstr(fds, ==, "0 1 2 3");
+	g_assert_cmpstr(fds, ==, "0 1 2 3 4 5");
 	for (gint fd = 0; fd <= 2; fd++) {
 		g_autofree gchar *target = proc_fd_target(server, fd);
 		g_assert_cmpstr(target, ==, "/dev/null");
 	}
 	socket_target = proc_fd_target(server, 3);
 	g_assert_true(g_str_has_prefix(socket_target, "socket:"));
+	/* both ends of the pipe that tells spares the server is alive */
+	for (gint fd = 4; fd <= 5; fd++) {
+		g_autofree gchar *target = proc_fd_target(server, fd);
+		g_assert_true(g_str_has_prefix(target, "pipe:"));
+	}
 	environ_path = g_strdup_printf("/proc/%d/environ", server);
 	g_assert_true(g_file_get_contents(environ_path, &environ_text, &len, NULL));
 	g_assert_cmpuint(len, ==, 0);
@@ -1071,6 +1084,185 @@ test_server_parent_chain(Fixture *fx, gconstpointer user_data)
 	assert_gone(gone, 2000);
 }
 
+/*
+ * The spare supervisor: forked ahead by the server, a child of the daemon,
+ * it takes the next command. The names below are its comm before and
+ * after it took one.
+ */
+
+#define SPARE_NAME "esd-spare"
+
+/* the daemon's spare, once there (after the first spawn) */
+static gint
+wait_spare(Fixture *fx, gint old)
+{
+	gint64 deadline = g_get_monotonic_time() + 5 * G_USEC_PER_SEC;
+
+	for (;;) {
+		g_autoptr(GArray) spares =
+		    children_named(esd_test_daemon_get_pid(fx->daemon), SPARE_NAME);
+		gint pid = spares->len == 1 ? g_array_index(spares, gint, 0) : 0;
+
+		g_assert_cmpuint(spares->len, <=, 1);
+		if (pid > 0 && pid != old)
+			return pid;
+		if (g_get_monotonic_time() > deadline)
+			g_error("no new spare below the daemon after 5 s (%u there)", spares->len);
+		esd_test_iterate(20);
+	}
+}
+
+/* a sleep started with @process_id: its pid and its supervisor's */
+static gint
+start_sleeper(Fixture *fx, const gchar *process_id, gint *supervisor)
+{
+	g_autofree gchar *sleep_arg = g_strdup_printf("105.%s", fx->token);
+	g_autofree gchar *script = g_strdup_printf("exec sleep %s", sleep_arg);
+	const gchar *argv[] = {"sleep", sleep_arg, NULL};
+	gint command;
+
+	start(fx, process_id, script);
+	while ((command = find_argv(argv)) < 0)
+		esd_test_iterate(20);
+	g_assert_true(proc_stat(command, NULL, supervisor));
+	return command;
+}
+
+/*
+ * The spare is the daemon's child with /dev/null as 0, 1, 2, its socket as
+ * 3, the server's alive pipe as 4 and an empty environment; the next command
+ * runs under it, and a new spare replaces it.
+ */
+static void
+test_spare_used(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *fds = NULL;
+	g_autofree gchar *socket_target = NULL;
+	g_autofree gchar *pipe_target = NULL;
+	g_autofree gchar *server_pipe = NULL;
+	g_autofree gchar *environ_path = NULL;
+	g_autofree gchar *environ_text = NULL;
+	g_autofree gchar *comm = NULL;
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(gint));
+	gint daemon = esd_test_daemon_get_pid(fx->daemon);
+	gint spare;
+	gint next;
+	gint parent = 0;
+	gint command;
+	gint supervisor = 0;
+	gsize len = 0;
+
+	out = run(fx, "first", "echo first");
+	g_assert_cmpstr(out, ==, "first\n");
+	spare = wait_spare(fx, 0);
+	g_assert_true(proc_stat(spare, NULL, &parent));
+	g_assert_cmpint(parent, ==, daemon);
+	fds = proc_dir_names(spare, "fd");
+	g_assert_cmpstr(fds, ==, "0 1 2 3 4");
+	for (gint fd = 0; fd <= 2; fd++) {
+		g_autofree gchar *target = proc_fd_target(spare, fd);
+		g_assert_cmpstr(target, ==, "/dev/null");
+	}
+	socket_target = proc_fd_target(spare, 3);
+	g_assert_true(g_str_has_prefix(socket_target, "socket:"));
+	pipe_target = proc_fd_target(spare, 4);
+	server_pipe = proc_fd_target(find_server(fx), 4);
+	g_assert_cmpstr(pipe_target, ==, server_pipe);
+	environ_path = g_strdup_printf("/proc/%d/environ", spare);
+	g_assert_true(g_file_get_contents(environ_path, &environ_text, &len, NULL));
+	g_assert_cmpuint(len, ==, 0);
+
+	command = start_sleeper(fx, "sleeper", &supervisor);
+	g_assert_cmpint(supervisor, ==, spare);
+	g_assert_true(proc_stat(supervisor, &comm, &parent));
+	g_assert_cmpstr(comm, ==, SUPERVISOR_NAME);
+	g_assert_cmpint(parent, ==, daemon);
+	/* nothing of the spare's is left to it: the report pipe as 3 only */
+	g_clear_pointer(&fds, g_free);
+	fds = proc_dir_names(supervisor, "fd");
+	g_assert_cmpstr(fds, ==, "0 1 2 3");
+	next = wait_spare(fx, spare);
+	g_assert_cmpint(next, !=, spare);
+	assert_call(fx, "process/terminate", "{\"processId\":\"sleeper\"}", "{\"running\":true}");
+	g_array_append_val(gone, command);
+	g_array_append_val(gone, supervisor);
+	assert_gone(gone, 2000);
+}
+
+/* the daemon SIGKILLed: the spare goes with it */
+static void
+test_spare_daemon_sigkill(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autofree gchar *out = run(fx, "first", "echo first");
+	gint spare = wait_spare(fx, 0);
+
+	g_array_append_val(gone, spare);
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	esd_test_daemon_assert_exit_code(fx->daemon, 128 + SIGKILL, 3000);
+	assert_gone(gone, 2000);
+}
+
+/*
+ * The server killed: its spare dies by itself (the daemon, stopped, does
+ * not kill it) and is reaped; the next spawn gets a new one.
+ */
+static void
+test_spare_server_killed(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autofree gchar *out = run(fx, "first", "echo first");
+	g_autofree gchar *second = NULL;
+	gint spare = wait_spare(fx, 0);
+	gint server = find_server(fx);
+	gint64 deadline;
+
+	g_array_append_val(gone, spare);
+	g_array_append_val(gone, server);
+	esd_test_daemon_send_signal(fx->daemon, SIGSTOP);
+	g_assert_cmpint(kill(server, SIGKILL), ==, 0);
+	deadline = g_get_monotonic_time() + 2 * G_USEC_PER_SEC;
+	for (;;) {
+		g_autofree gchar *state = pid_state(spare);
+		if (state == NULL || state[0] == 'Z')
+			break;
+		if (g_get_monotonic_time() > deadline) {
+			esd_test_daemon_send_signal(fx->daemon, SIGCONT);
+			g_error("the spare outlived its server by 2 s (state %.1s)", state);
+		}
+		g_usleep(10000);
+	}
+	esd_test_daemon_send_signal(fx->daemon, SIGCONT);
+	/* gone means reaped too: a zombie still has its /proc entry */
+	assert_gone(gone, 2000);
+	second = run(fx, "second", "echo second");
+	g_assert_cmpstr(second, ==, "second\n");
+	g_assert_cmpint(wait_spare(fx, spare), !=, spare);
+}
+
+/* a PID namespace per command is the server's work: no spare waits for one */
+static void
+test_spare_pid_namespace(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(GArray) gone = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autoptr(GArray) spares = NULL;
+	g_autofree gchar *out = NULL;
+	gint supervisor = 0;
+	gint command;
+
+	if (!have_pid_namespaces(fx))
+		return;
+	out = run(fx, "first", "echo first");
+	command = start_sleeper(fx, "sleeper", &supervisor);
+	esd_test_iterate(200);
+	spares = children_named(esd_test_daemon_get_pid(fx->daemon), SPARE_NAME);
+	g_assert_cmpuint(spares->len, ==, 0);
+	assert_call(fx, "process/terminate", "{\"processId\":\"sleeper\"}", "{\"running\":true}");
+	g_array_append_val(gone, command);
+	assert_gone(gone, 2000);
+}
+
 static const gchar *const no_args[] = {NULL};
 static const gchar *const grace_args[] = {"--session-grace", "1", NULL};
 static const gchar *const many_args[] = {"--max-processes", "2100", NULL};
@@ -1141,6 +1333,10 @@ main(int argc, char **argv)
 	add("spawn-server/large-request", TRUE, FALSE, no_args, test_server_large_request);
 	add("spawn-server/pid-ns/parent-chain", TRUE, FALSE, ns_args, test_server_parent_chain);
 	add("spawn-server/pid-ns/daemon-sigkill", TRUE, FALSE, ns_args, test_server_daemon_sigkill);
+	add("spawn-server/spare/used", TRUE, FALSE, no_args, test_spare_used);
+	add("spawn-server/spare/daemon-sigkill", TRUE, FALSE, no_args, test_spare_daemon_sigkill);
+	add("spawn-server/spare/server-killed", TRUE, FALSE, no_args, test_spare_server_killed);
+	add("spawn-server/pid-ns/no-spare", TRUE, FALSE, ns_args, test_spare_pid_namespace);
 	/* a supervisor exec-ed per command, as without the server */
 	add("exec/terminate", TRUE, TRUE, exec_args, test_terminate);
 	add("exec/session-expiry", TRUE, FALSE, exec_grace_args, test_session_expiry);
