@@ -598,6 +598,7 @@ esd_process_start_failed(EsdProcess *self, gint kind_errno, EsdSpawnReport type)
 		? "spawnPermissionDenied"
 		: "spawnFailed";
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, error);
+	esd_spawn_refill_spare();
 }
 
 static void
@@ -605,6 +606,8 @@ esd_process_started(EsdProcess *self)
 {
 	self->state = ESD_PROCESS_STATE_RUNNING;
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, NULL);
+	/* after the answer: the next spare is forked while the command runs */
+	esd_spawn_refill_spare();
 	/* output is read once the start was answered */
 	for (guint i = 0; i < self->n_readers; i++)
 		esd_process_reader_start(&self->readers[i]);
@@ -729,6 +732,9 @@ esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **err
 	/* the watch keeps the object until the supervisor is reaped */
 	self->child_watch =
 	    g_child_watch_add(self->pid, esd_process_child_watch_cb, g_object_ref(self));
+	/* with other commands about, the next one may come before this one is executed */
+	if (esd_process_n_running > 0)
+		esd_spawn_refill_spare();
 	esd_process_n_running++;
 	return TRUE;
 }

@@ -43,11 +43,13 @@
  * still the daemon's child (the daemon reaps it, its PR_SET_PDEATHSIG is
  * tied to the daemon), and it reports its pid first on the report pipe.
  * Ahead of the next request the server forks a spare supervisor the same
- * way and announces its pid and its own socket: without a PID namespace a
- * request goes to the spare, which forks the command at once, and the
- * daemon neither waits for the server's fork nor for a pid. A spare never
- * used dies with the daemon or the server, and the daemon, which has no
- * child watch on it, kills and reaps it when it drops it. A server that
+ * way (asked for once the command before was executed, so that this fork
+ * does not delay its start) and announces its pid and its own socket:
+ * without a PID namespace a request goes to the spare, which forks the
+ * command at once, and the daemon neither waits for the server's fork nor
+ * for a pid. A spare never used dies with the daemon or the server, and
+ * the daemon, which has no child watch on it, kills and reaps it when it
+ * drops it. A server that
  * died is started again at the next spawn. Requests too large
  * for one message, and every request when the server is disabled, exec
  * esd-supervise per command instead. Either way the exec happens in a
@@ -321,6 +323,19 @@ esd_spawn_spare_use(struct msghdr *msg, pid_t *pid)
 	return TRUE;
 }
 
+/*
+ * The next spare, once a command taken by one was executed: forked while
+ * the request waited, it would take the CPU the command's start needs.
+ */
+void
+esd_spawn_refill_spare(void)
+{
+	g_mutex_lock(&esd_spawn_server_lock);
+	if (esd_spawn_server_enabled && !esd_spawn_try_pid_namespace)
+		esd_spawn_spare_ask();
+	g_mutex_unlock(&esd_spawn_server_lock);
+}
+
 static void
 esd_spawn_server_exited_cb(GPid pid, gint status, gpointer user_data)
 {
@@ -517,9 +532,11 @@ esd_spawn_via_server(const EsdSpawnRequest *request,
 			g_mutex_unlock(&esd_spawn_server_lock);
 			return ESD_SPAWN_SERVER_FAILED;
 		}
-		/* a spare knows neither a PID namespace nor needs its pid reported */
+		/*
+		 * a spare knows neither a PID namespace nor needs its pid reported;
+		 * the next one is asked for by esd_spawn_refill_spare()
+		 */
 		if (!pid_namespace && esd_spawn_spare_use(&msg, pid)) {
-			esd_spawn_spare_ask();
 			g_mutex_unlock(&esd_spawn_server_lock);
 			esd_spawn_close(report_w);
 			return ESD_SPAWN_SERVER_OK;

@@ -100,6 +100,8 @@ esd_spawn_result_clear(EsdSpawnResult *result);
 gboolean
 esd_spawn(const EsdSpawnRequest *request, EsdSpawnResult *result, GError **error);
 void
+esd_spawn_refill_spare(void);
+void
 esd_spawn_kill_tree(GPid supervisor, gboolean pid_namespace);
 void
 esd_spawn_interrupt(GPid supervisor);

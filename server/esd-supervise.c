@@ -102,6 +102,20 @@ move_fd(int from, int to, int exec_w)
 static int extra_fds[MAX_EXTRA_FDS];
 static int n_extra_fds = 0;
 
+/* the signals supervise() handles; every other one is at its default */
+static const int handled_signals[] = {SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP};
+#define N_HANDLED_SIGNALS (sizeof(handled_signals) / sizeof(handled_signals[0]))
+
+/* what the daemon ignored (SIGPIPE) is not ignored here, nor in the commands */
+static void
+reset_signals(void)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL);
+}
+
 static void __attribute__((noreturn))
 run_command(int exec_w, int tty, const char *cwd, const char *program, char **argv, char **envp)
 {
@@ -109,8 +123,9 @@ run_command(int exec_w, int tty, const char *cwd, const char *program, char **ar
 	struct rlimit files;
 	sigset_t none;
 
-	for (int sig = 1; sig < NSIG; sig++)
-		sigaction(sig, &dfl, NULL);
+	/* the rest were reset once, when this program started */
+	for (unsigned i = 0; i < N_HANDLED_SIGNALS; i++)
+		sigaction(handled_signals[i], &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	if (setsid() < 0)
@@ -383,7 +398,6 @@ static void __attribute__((noreturn)) supervise(int tty,
 						char **envp)
 {
 	struct sigaction handler = {.sa_handler = noop_handler};
-	const int handled[] = {SIGCHLD, SIGTERM, SIGINT, SIGQUIT, SIGHUP};
 	sigset_t waitset;
 	int exec_pipe[2];
 	pid_t command;
@@ -399,9 +413,9 @@ static void __attribute__((noreturn)) supervise(int tty,
 	}
 	/* as init, a signal without a handler would be dropped; all stay blocked */
 	sigemptyset(&waitset);
-	for (unsigned i = 0; i < sizeof(handled) / sizeof(handled[0]); i++) {
-		sigaddset(&waitset, handled[i]);
-		sigaction(handled[i], &handler, NULL);
+	for (unsigned i = 0; i < N_HANDLED_SIGNALS; i++) {
+		sigaddset(&waitset, handled_signals[i]);
+		sigaction(handled_signals[i], &handler, NULL);
 	}
 	sigprocmask(SIG_BLOCK, &waitset, NULL);
 
@@ -813,6 +827,8 @@ static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 	if (getppid() != daemon_pid)
 		_exit(127);
 	prctl(PR_SET_NAME, "esd-spawn-srv");
+	/* once for every supervisor it forks */
+	reset_signals();
 	/* nothing of the daemon's but the socket: not even its stdio */
 	if (syscall(SYS_close_range, ESD_SPAWN_SERVER_FD + 1, ~0U, 0) < 0) {
 		for (int fd = ESD_SPAWN_SERVER_FD + 1; fd < 65536; fd++)
@@ -903,6 +919,7 @@ main(int argc, char **argv, char **envp)
 			"esd-supervise: internal helper of execserverd, not to be run by hand\n");
 		return 127;
 	}
+	reset_signals();
 	for (const char *f = strchr(argv[1], ','); f != NULL && n_extra_fds < MAX_EXTRA_FDS;
 	     f = strchr(f + 1, ','))
 		extra_fds[n_extra_fds++] = (int)strtol(f + 1, NULL, 10);
