@@ -182,6 +182,24 @@ test_values_and_precedence(void)
 	}
 	g_clear_pointer(&out, g_free);
 	g_clear_pointer(&err, g_free);
+	/* fs-local: the sandboxed helpers' limits come from the file too */
+	{
+		g_autofree gchar *fs =
+		    write_config("fs-warm.conf", "[fs-local]\nfs-sandbox-helper-idle=0\n");
+		g_autofree gchar *fs_bad =
+		    write_config("fs-warm-bad.conf", "[fs-local]\nfs-sandbox-helpers=many\n");
+		const gchar *args[] = {"--listen", "stdio", "--config", fs, NULL};
+		const gchar *args_bad[] = {"--listen", "stdio", "--config", fs_bad, NULL};
+
+		g_assert_cmpint(run(args, &out, &err), ==, 1);
+		g_assert_nonnull(strstr(err, "--fs-sandbox-helper-idle must be at least 1"));
+		g_clear_pointer(&out, g_free);
+		g_clear_pointer(&err, g_free);
+		g_assert_cmpint(run(args_bad, &out, &err), ==, 1);
+		g_assert_nonnull(strstr(err, "fs-sandbox-helpers: "));
+	}
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
 	/* ws: a value from the file is replaced, not "used multiple times" */
 	{
 		g_autofree gchar *ws = write_config("ws.conf", "[ws]\nws-auth=capability-token\n");
