@@ -355,19 +355,7 @@ erpc_message_parse(const gchar *data, gsize len, gsize max_size, guint max_depth
 ErpcMessage *
 erpc_message_parse_bytes(GBytes *frame, gsize max_size, guint max_depth, GError **error)
 {
-	gsize len = 0;
-	const gchar *data;
-
-	g_return_val_if_fail(frame != NULL, NULL);
-	data = g_bytes_get_data(frame, &len);
-	return erpc_message_parse_internal(frame,
-					   data != NULL ? data : "",
-					   len,
-					   max_size,
-					   max_depth,
-					   NULL,
-					   NULL,
-					   error);
+	return erpc_message_parse_bytes_mapped(frame, NULL, max_size, max_depth, error);
 }
 
 /**
