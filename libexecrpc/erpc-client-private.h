@@ -23,6 +23,10 @@ void
 _erpc_client_register_process(ErpcClient *self, ErpcClientProcess *process);
 void
 _erpc_client_unregister_process(ErpcClient *self, ErpcClientProcess *process);
+void
+_erpc_client_keep_process(ErpcClient *self, ErpcClientProcess *process);
+void
+_erpc_client_release_process(ErpcClient *self, ErpcClientProcess *process);
 
 /* erpc-client-process.c */
 void

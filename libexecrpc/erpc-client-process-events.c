@@ -297,6 +297,7 @@ erpc_client_process_read_async(ErpcClientProcess *self,
 				  "process/read",
 				  builder,
 				  ERPC_CLIENT_CALL_FLAGS_IDEMPOTENT,
+				  erpc_client_process_read_async,
 				  cancellable,
 				  callback,
 				  user_data);
@@ -321,7 +322,8 @@ erpc_client_process_read_finish(ErpcClientProcess *self, GAsyncResult *result, G
 	g_autoptr(JsonNode) node = NULL;
 
 	g_return_val_if_fail(ERPC_IS_CLIENT_PROCESS(self), NULL);
-	node = erpc_client_call_finish(self->client, result, error);
+	node =
+	    _erpc_client_process_call_finish(self, result, erpc_client_process_read_async, error);
 	if (node == NULL)
 		return NULL;
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {

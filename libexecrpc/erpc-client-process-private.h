@@ -54,8 +54,14 @@ _erpc_client_process_call(ErpcClientProcess *self,
 			  const gchar *method,
 			  JsonBuilder *builder,
 			  guint flags,
+			  gpointer source_tag,
 			  GCancellable *cancellable,
 			  GAsyncReadyCallback callback,
 			  gpointer user_data);
+JsonNode *
+_erpc_client_process_call_finish(ErpcClientProcess *self,
+				 GAsyncResult *result,
+				 gpointer source_tag,
+				 GError **error);
 
 G_END_DECLS

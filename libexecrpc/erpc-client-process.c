@@ -53,6 +53,8 @@ _erpc_client_process_emit(ErpcClientProcess *self, ErpcClientProcessEvent *event
 	case ERPC_CLIENT_PROCESS_EVENT_CLOSED:
 		self->closed = TRUE;
 		g_signal_emit(self, erpc_client_process_signals[SIGNAL_CLOSED], 0);
+		/* the emitter holds a reference: the handle outlives this */
+		_erpc_client_release_process(self->client, self);
 		break;
 	default:
 		break;
@@ -67,7 +69,10 @@ _erpc_client_process_emit(ErpcClientProcess *self, ErpcClientProcessEvent *event
  * @argv: (array zero-terminated=1): the command and its arguments
  *
  * Creates a handle; set options, then call erpc_client_process_start_async().
- * The process receives its events as long as the handle exists.
+ * Once started, the client keeps the handle (and the handle the client)
+ * until #ErpcClientProcess::closed was emitted, the start failed, or the
+ * client was closed or gave up recovering: the events of a running command
+ * are not lost when the application drops its reference.
  *
  * Returns: (transfer full): a new process handle
  *
@@ -313,6 +318,97 @@ erpc_client_process_add_env(ErpcClientProcess *self, JsonBuilder *builder)
 	json_builder_end_object(builder);
 }
 
+/* the answer of a request made for a process: its GTask belongs to the
+ * process, so that a binding finds the finish function on the source object */
+static void
+erpc_client_process_call_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+	g_autoptr(GTask) task = G_TASK(user_data);
+	GError *error = NULL;
+	JsonNode *node = erpc_client_call_finish(ERPC_CLIENT(source), result, &error);
+
+	if (node == NULL)
+		g_task_return_error(task, error);
+	else
+		g_task_return_pointer(task, node, (GDestroyNotify)json_node_unref);
+}
+
+static void
+erpc_client_process_send(ErpcClientProcess *self,
+			 const gchar *method,
+			 JsonNode *params,
+			 guint flags,
+			 gpointer source_tag,
+			 GCancellable *cancellable,
+			 GAsyncReadyCallback callback,
+			 gpointer user_data)
+{
+	GTask *task = g_task_new(self, cancellable, callback, user_data);
+
+	g_task_set_source_tag(task, source_tag);
+	_erpc_client_call_full(self->client,
+			       method,
+			       params,
+			       flags,
+			       cancellable,
+			       erpc_client_process_call_cb,
+			       task);
+}
+
+void
+_erpc_client_process_call(ErpcClientProcess *self,
+			  const gchar *method,
+			  JsonBuilder *builder,
+			  guint flags,
+			  gpointer source_tag,
+			  GCancellable *cancellable,
+			  GAsyncReadyCallback callback,
+			  gpointer user_data)
+{
+	g_autoptr(JsonNode) params = NULL;
+
+	json_builder_end_object(builder);
+	params = json_builder_get_root(builder);
+	erpc_client_process_send(self,
+				 method,
+				 params,
+				 flags,
+				 source_tag,
+				 cancellable,
+				 callback,
+				 user_data);
+}
+
+/* the `result` of the answer, or %NULL with @error set */
+JsonNode *
+_erpc_client_process_call_finish(ErpcClientProcess *self,
+				 GAsyncResult *result,
+				 gpointer source_tag,
+				 GError **error)
+{
+	g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+	g_return_val_if_fail(g_task_get_source_tag(G_TASK(result)) == source_tag, NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+/* a start that failed frees the handle the client kept for its events */
+static void
+erpc_client_process_start_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+	g_autoptr(GTask) task = G_TASK(user_data);
+	ErpcClientProcess *self = g_task_get_source_object(task);
+	GError *error = NULL;
+	JsonNode *node = erpc_client_call_finish(ERPC_CLIENT(source), result, &error);
+
+	if (node != NULL) {
+		g_task_return_pointer(task, node, (GDestroyNotify)json_node_unref);
+		return;
+	}
+	self->started = FALSE;
+	g_task_return_error(task, error);
+	_erpc_client_release_process(self->client, self);
+}
+
 /**
  * erpc_client_process_start_async:
  * @self: a #ErpcClientProcess
@@ -334,6 +430,7 @@ erpc_client_process_start_async(ErpcClientProcess *self,
 	g_autoptr(JsonBuilder) builder = json_builder_new();
 	g_autoptr(JsonNode) params = NULL;
 	g_autofree gchar *cwd = NULL;
+	GTask *task;
 	JsonObject *info = erpc_client_get_environment_info(self->client);
 	const gchar *info_cwd = NULL;
 
@@ -361,13 +458,17 @@ erpc_client_process_start_async(ErpcClientProcess *self,
 	json_builder_end_object(builder);
 	params = json_builder_get_root(builder);
 	self->started = TRUE;
+	/* the events of a started command reach the handle until it closed */
+	_erpc_client_keep_process(self->client, self);
+	task = g_task_new(self, cancellable, callback, user_data);
+	g_task_set_source_tag(task, erpc_client_process_start_async);
 	_erpc_client_call_full(self->client,
 			       "process/start",
 			       params,
 			       ERPC_CLIENT_CALL_INTERNAL_START,
 			       cancellable,
-			       callback,
-			       user_data);
+			       erpc_client_process_start_cb,
+			       task);
 }
 
 /**
@@ -389,34 +490,9 @@ erpc_client_process_start_finish(ErpcClientProcess *self, GAsyncResult *result, 
 	g_autoptr(JsonNode) node = NULL;
 
 	g_return_val_if_fail(ERPC_IS_CLIENT_PROCESS(self), FALSE);
-	node = erpc_client_call_finish(self->client, result, error);
-	if (node == NULL) {
-		self->started = FALSE;
-		return FALSE;
-	}
-	return TRUE;
-}
-
-void
-_erpc_client_process_call(ErpcClientProcess *self,
-			  const gchar *method,
-			  JsonBuilder *builder,
-			  guint flags,
-			  GCancellable *cancellable,
-			  GAsyncReadyCallback callback,
-			  gpointer user_data)
-{
-	g_autoptr(JsonNode) params = NULL;
-
-	json_builder_end_object(builder);
-	params = json_builder_get_root(builder);
-	_erpc_client_call_full(self->client,
-			       method,
-			       params,
-			       flags,
-			       cancellable,
-			       callback,
-			       user_data);
+	node =
+	    _erpc_client_process_call_finish(self, result, erpc_client_process_start_async, error);
+	return node != NULL;
 }
 
 /**
@@ -459,6 +535,7 @@ erpc_client_process_write_async(ErpcClientProcess *self,
 				  "process/write",
 				  builder,
 				  ERPC_CLIENT_CALL_FLAGS_IDEMPOTENT,
+				  erpc_client_process_write_async,
 				  cancellable,
 				  callback,
 				  user_data);
@@ -484,7 +561,8 @@ erpc_client_process_write_finish(ErpcClientProcess *self, GAsyncResult *result, 
 	const gchar *status = NULL;
 
 	g_return_val_if_fail(ERPC_IS_CLIENT_PROCESS(self), NULL);
-	node = erpc_client_call_finish(self->client, result, error);
+	node =
+	    _erpc_client_process_call_finish(self, result, erpc_client_process_write_async, error);
 	if (node == NULL)
 		return NULL;
 	if (!JSON_NODE_HOLDS_OBJECT(node) ||
@@ -526,6 +604,7 @@ erpc_client_process_interrupt_async(ErpcClientProcess *self,
 				  "process/signal",
 				  builder,
 				  ERPC_CLIENT_CALL_FLAGS_NONE,
+				  erpc_client_process_interrupt_async,
 				  cancellable,
 				  callback,
 				  user_data);
@@ -549,7 +628,10 @@ erpc_client_process_interrupt_finish(ErpcClientProcess *self, GAsyncResult *resu
 	g_autoptr(JsonNode) node = NULL;
 
 	g_return_val_if_fail(ERPC_IS_CLIENT_PROCESS(self), FALSE);
-	node = erpc_client_call_finish(self->client, result, error);
+	node = _erpc_client_process_call_finish(self,
+						result,
+						erpc_client_process_interrupt_async,
+						error);
 	return node != NULL;
 }
 
@@ -578,6 +660,7 @@ erpc_client_process_terminate_async(ErpcClientProcess *self,
 				  "process/terminate",
 				  builder,
 				  ERPC_CLIENT_CALL_FLAGS_IDEMPOTENT,
+				  erpc_client_process_terminate_async,
 				  cancellable,
 				  callback,
 				  user_data);
@@ -606,7 +689,10 @@ erpc_client_process_terminate_finish(ErpcClientProcess *self,
 	gboolean value = FALSE;
 
 	g_return_val_if_fail(ERPC_IS_CLIENT_PROCESS(self), FALSE);
-	node = erpc_client_call_finish(self->client, result, error);
+	node = _erpc_client_process_call_finish(self,
+						result,
+						erpc_client_process_terminate_async,
+						error);
 	if (node == NULL)
 		return FALSE;
 	if (JSON_NODE_HOLDS_OBJECT(node))

@@ -40,6 +40,29 @@ _erpc_client_unregister_process(ErpcClient *self, ErpcClientProcess *process)
 		g_hash_table_remove(self->processes, id);
 }
 
+/* a started process is kept until it closed, so that its events are not
+ * lost when the application dropped its handle; the session ends that */
+void
+_erpc_client_keep_process(ErpcClient *self, ErpcClientProcess *process)
+{
+	if (!g_ptr_array_find(self->live, process, NULL))
+		g_ptr_array_add(self->live, g_object_ref(process));
+}
+
+void
+_erpc_client_release_process(ErpcClient *self, ErpcClientProcess *process)
+{
+	/* the last reference may be this one: the process unregisters itself */
+	g_ptr_array_remove_fast(self->live, process);
+}
+
+static void
+erpc_client_release_processes(ErpcClient *self)
+{
+	g_autoptr(GPtrArray) live = g_steal_pointer(&self->live);
+	self->live = g_ptr_array_new_with_free_func(g_object_unref);
+}
+
 void
 _erpc_client_catch_up_processes(ErpcClient *self)
 {
@@ -180,6 +203,8 @@ erpc_client_give_up(ErpcClient *self, GError *error)
 	_erpc_client_fail_all(self, reason);
 	if (connect_task != NULL)
 		g_task_return_error(connect_task, g_error_copy(reason));
+	/* no event can reach a process any more */
+	erpc_client_release_processes(self);
 	g_object_unref(self);
 }
 

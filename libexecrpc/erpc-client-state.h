@@ -50,6 +50,7 @@ struct _ErpcClient {
 	GHashTable *pending;   /* request id → ErpcClientPending */
 	GQueue order;	       /* ErpcClientPending in id order */
 	GHashTable *processes; /* processId → ErpcClientProcess, not owned */
+	GPtrArray *live;       /* started and not yet closed: owned */
 
 	GTask *connect_task;
 	gulong connect_cancelled_id;

@@ -544,6 +544,7 @@ erpc_client_finalize(GObject *object)
 	erpc_client_set_bearer_token(self, NULL);
 	g_hash_table_unref(self->pending);
 	g_hash_table_unref(self->processes);
+	g_ptr_array_unref(self->live);
 	g_ptr_array_unref(self->headers);
 	g_strfreev(self->argv);
 	g_clear_object(&self->stream);
@@ -566,6 +567,7 @@ erpc_client_init(ErpcClient *self)
 	self->pending = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_queue_init(&self->order);
 	self->processes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	self->live = g_ptr_array_new_with_free_func(g_object_unref);
 	self->next_id = 1;
 	self->connect_timeout_ms = ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS;
 	self->recovery_timeout_ms = ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS;
