@@ -15,4 +15,8 @@ erpc_session_set_connection(ErpcSession *self, ErpcConnection *connection);
 gboolean
 erpc_session_handle_response(ErpcSession *self, ErpcMessage *message);
 
+typedef void (*ErpcSessionNotifyObserver)(ErpcSession *self, const gchar *method, JsonNode *params);
+void
+erpc_session_set_notify_observer(ErpcSession *self, ErpcSessionNotifyObserver observer);
+
 G_END_DECLS

@@ -12,6 +12,7 @@ typedef struct {
 	ErpcConnection *connection; /* weak */
 	GHashTable *pending;	    /* request id (gint64 *) → ErpcSessionPending */
 	gint64 next_id;
+	ErpcSessionNotifyObserver observer;
 } ErpcSessionPrivate;
 
 /* one request to the client, until it is answered, times out or is cancelled */
@@ -385,12 +386,23 @@ erpc_session_notify(ErpcSession *self, const gchar *method, JsonNode *params)
 	g_return_val_if_fail(ERPC_IS_SESSION(self), FALSE);
 	g_return_val_if_fail(method != NULL, FALSE);
 	priv = GET_PRIVATE(self);
+	/* the daemon sees every notification, also those a detached session drops */
+	if (priv->observer != NULL)
+		priv->observer(self, method, params);
 	if (!erpc_session_is_attached(self)) {
 		g_debug("session %s: detached, dropping %s", priv->id, method);
 		return FALSE;
 	}
 	erpc_connection_notify(priv->connection, method, params);
 	return TRUE;
+}
+
+/* for the daemon: called with every notification a plugin sends */
+void
+erpc_session_set_notify_observer(ErpcSession *self, ErpcSessionNotifyObserver observer)
+{
+	g_return_if_fail(ERPC_IS_SESSION(self));
+	GET_PRIVATE(self)->observer = observer;
 }
 
 static void

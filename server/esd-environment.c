@@ -124,7 +124,7 @@ esd_environment_add_capabilities(JsonBuilder *builder, ErpcRegistry *registry)
 	json_builder_end_object(builder);
 }
 
-static gchar *
+gchar *
 esd_environment_provider_id(void)
 {
 	g_autofree gchar *digest = NULL;

@@ -9,6 +9,8 @@ gchar *
 esd_environment_build_info(ErpcRegistry *registry);
 gchar *
 esd_environment_path_to_uri(const gchar *path);
+gchar *
+esd_environment_provider_id(void);
 
 typedef void (*EsdEnvironmentCapabilityFunc)(const gchar *name,
 					     gboolean enabled,

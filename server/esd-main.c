@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "erpc-context-private.h"
@@ -55,15 +56,11 @@ esd_main_dbus_quit_cb(EsdDBusService *service, gint exit_code, EsdMain *self)
 	g_main_loop_quit(self->loop);
 }
 
-/* logs go to stderr only: stdout belongs to the protocol or the bound URL */
+/* the text form: to stderr only, stdout belongs to the protocol or the bound URL */
 static void
-esd_main_log_handler(const gchar *log_domain,
-		     GLogLevelFlags log_level,
-		     const gchar *message,
-		     gpointer user_data)
+esd_main_log_text(GLogLevelFlags log_level, const gchar *log_domain, const gchar *message)
 {
-	const gchar *level = "";
-	gboolean verbose = *(const gboolean *)user_data;
+	const gchar *level;
 
 	switch (log_level & G_LOG_LEVEL_MASK) {
 	case G_LOG_LEVEL_ERROR:
@@ -79,13 +76,9 @@ esd_main_log_handler(const gchar *log_domain,
 		level = "MESSAGE";
 		break;
 	case G_LOG_LEVEL_INFO:
-		if (!verbose)
-			return;
 		level = "INFO";
 		break;
 	case G_LOG_LEVEL_DEBUG:
-		if (!verbose || g_getenv("G_MESSAGES_DEBUG") == NULL)
-			return;
 		level = "DEBUG";
 		break;
 	default:
@@ -96,7 +89,68 @@ esd_main_log_handler(const gchar *log_domain,
 		"%s-%s: %s\n",
 		log_domain != NULL ? log_domain : "execserverd",
 		level,
-		message);
+		message != NULL ? message : "");
+}
+
+/* systemd's way to tell: JOURNAL_STREAM names the device and inode of stderr */
+static gboolean
+esd_main_stderr_is_journal(void)
+{
+	const gchar *stream = g_getenv("JOURNAL_STREAM");
+	struct stat st;
+	guint64 dev = 0;
+	guint64 ino = 0;
+	gchar *end = NULL;
+
+	if (stream == NULL || fstat(STDERR_FILENO, &st) != 0)
+		return g_log_writer_is_journald(STDERR_FILENO);
+	dev = g_ascii_strtoull(stream, &end, 10);
+	if (end == stream || *end != ':')
+		return FALSE;
+	stream = end + 1;
+	ino = g_ascii_strtoull(stream, &end, 10);
+	if (end == stream || *end != '\0')
+		return FALSE;
+	return dev == (guint64)st.st_dev && ino == (guint64)st.st_ino;
+}
+
+/*
+ * Under systemd (stderr is the journal stream) every record goes to the
+ * journal with its fields and priority; elsewhere it is a line of text.
+ * Debug records are kept for the domains of G_MESSAGES_DEBUG; info records
+ * as well, and with -v; the journal also takes every info record, as the
+ * process lifecycle records are info.
+ */
+static GLogWriterOutput
+esd_main_log_writer(GLogLevelFlags log_level,
+		    const GLogField *fields,
+		    gsize n_fields,
+		    gpointer user_data)
+{
+	static gint journald = -1;
+	gboolean verbose = *(const gboolean *)user_data;
+	const gchar *log_domain = NULL;
+	const gchar *message = NULL;
+	GLogLevelFlags level = log_level & G_LOG_LEVEL_MASK;
+
+	for (gsize i = 0; i < n_fields; i++) {
+		if (g_str_equal(fields[i].key, "GLIB_DOMAIN"))
+			log_domain = fields[i].value;
+		else if (g_str_equal(fields[i].key, "MESSAGE"))
+			message = fields[i].value;
+	}
+	if (journald < 0)
+		journald = esd_main_stderr_is_journal();
+	if (level == G_LOG_LEVEL_DEBUG && g_log_writer_default_would_drop(level, log_domain))
+		return G_LOG_WRITER_HANDLED;
+	if (level == G_LOG_LEVEL_INFO && !journald && !verbose &&
+	    g_log_writer_default_would_drop(level, log_domain))
+		return G_LOG_WRITER_HANDLED;
+	if (journald &&
+	    g_log_writer_journald(log_level, fields, n_fields, NULL) == G_LOG_WRITER_HANDLED)
+		return G_LOG_WRITER_HANDLED;
+	esd_main_log_text(log_level, log_domain, message);
+	return G_LOG_WRITER_HANDLED;
 }
 
 /* the binary in the build tree finds the build tree's plugins */
@@ -430,7 +484,7 @@ main(int argc, char *argv[])
 	 */
 	plugin_dirs_early = esd_config_prescan(argc, argv, "--plugins-dir");
 	config_early = esd_config_prescan(argc, argv, "--config");
-	g_log_set_default_handler(esd_main_log_handler, &verbose);
+	g_log_set_writer_func(esd_main_log_writer, &verbose, NULL);
 	server = g_object_new(ESD_TYPE_SERVER, NULL);
 	plugin_context = erpc_registry_get_context(esd_server_get_registry(server));
 	for (guint i = 0; plugin_dirs_early[i] != NULL; i++)

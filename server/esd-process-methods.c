@@ -102,6 +102,8 @@ typedef struct {
 	gboolean has_sandbox; /* a `sandbox` object was sent: sandboxType linuxSeccomp */
 	ErpcSandboxPolicy *sandbox_policy; /* as launch hooks see it; NULL without one */
 	const EsdSandboxPolicy *policy;	   /* its parsed form, owned by sandbox_policy */
+	gchar *thread_id;		   /* metadata, for the lifecycle records */
+	gchar *tool_call_id;
 } EsdStartParams;
 
 static void
@@ -112,6 +114,8 @@ esd_start_params_clear(EsdStartParams *params)
 	g_free(params->cwd);
 	g_strfreev(params->envp);
 	g_free(params->program);
+	g_free(params->thread_id);
+	g_free(params->tool_call_id);
 	g_clear_pointer(&params->sandbox_policy, erpc_sandbox_policy_unref);
 }
 
@@ -139,6 +143,187 @@ esd_process_methods_owns(ErpcContext *context, const gchar *member)
 	return context == NULL || !erpc_context_claims_member(context, member);
 }
 
+/*
+ * `metadata.threadId` is a UUID as the reference's uuid crate reads one:
+ * 32 hex digits, or hyphenated (8-4-4-4-12), also in braces or after
+ * `urn:uuid:`. The errors are that crate's, word for word.
+ */
+static gboolean
+esd_process_methods_check_uuid(const gchar *text, GError **error)
+{
+	static const guint starts[5] = {0, 9, 14, 19, 24};
+	gsize len = strlen(text);
+	const gchar *uuid = text;
+	gsize uuid_len = len;
+	gboolean simple = TRUE;
+	guint hyphens = 0;
+	gsize bounds[4] = {0};
+	gboolean valid = TRUE;
+
+	if (len >= 2 && text[0] == '{' && text[len - 1] == '}') {
+		uuid = text + 1;
+		uuid_len = len - 2;
+		simple = FALSE;
+	} else if (g_str_has_prefix(text, "urn:uuid:")) {
+		uuid = text + 9;
+		uuid_len = len - 9;
+		simple = FALSE;
+	}
+	/* the shapes the parser accepts */
+	if (len == 32 && simple) {
+		for (gsize i = 0; i < 32; i++)
+			valid = valid && g_ascii_isxdigit(text[i]);
+	} else if (uuid_len == 36 && (len == 36 || len == 38 || len == 45)) {
+		for (gsize i = 0; i < 36; i++) {
+			gboolean dash = i == 8 || i == 13 || i == 18 || i == 23;
+			valid = valid && (dash ? uuid[i] == '-' : g_ascii_isxdigit(uuid[i]));
+		}
+	} else {
+		valid = FALSE;
+	}
+	if (valid)
+		return TRUE;
+	/* why not, as the crate tells it */
+	for (const gchar *p = uuid; p < uuid + uuid_len; p = g_utf8_next_char(p)) {
+		gunichar c = g_utf8_get_char(p);
+		gsize index = (gsize)(p - uuid);
+		if (c == '-') {
+			if (hyphens < 4)
+				bounds[hyphens] = index;
+			hyphens++;
+		} else if (c > 0x7f || !g_ascii_isxdigit((gchar)c)) {
+			gchar utf8[7] = {0};
+			g_unichar_to_utf8(c, utf8);
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "invalid character: expected an optional prefix of `urn:uuid:` "
+				    "followed by [0-9a-fA-F-], found `%s` at %" G_GSIZE_FORMAT,
+				    utf8,
+				    index + 1);
+			return FALSE;
+		}
+	}
+	if (hyphens == 0 && simple) {
+		g_set_error(
+		    error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid length: expected length 32 for simple format, found %" G_GSIZE_FORMAT,
+		    len);
+		return FALSE;
+	}
+	if (hyphens != 4) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid group count: expected 5, found %u",
+			    hyphens + 1);
+		return FALSE;
+	}
+	for (guint i = 0; i < 4; i++) {
+		if (bounds[i] != starts[i + 1] - 1) {
+			g_set_error(
+			    error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid group length in group %u: expected %u, found %" G_GSIZE_FORMAT,
+			    i,
+			    (guint[]){8, 4, 4, 4, 12}[i],
+			    bounds[i] - starts[i]);
+			return FALSE;
+		}
+	}
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid group length in group 4: expected 12, found %" G_GSIZE_FORMAT,
+		    len - starts[4]);
+	return FALSE;
+}
+
+/* serde's words for a JSON value of the wrong type, read from a generic value */
+static gchar *
+esd_process_methods_unexpected(JsonNode *node)
+{
+	if (JSON_NODE_HOLDS_ARRAY(node))
+		return g_strdup("sequence");
+	if (JSON_NODE_HOLDS_OBJECT(node))
+		return g_strdup("map");
+	if (json_node_get_value_type(node) == G_TYPE_BOOLEAN)
+		return g_strdup(json_node_get_boolean(node) ? "boolean `true`" : "boolean `false`");
+	if (json_node_get_value_type(node) == G_TYPE_STRING) {
+		g_autofree gchar *escaped = g_strescape(json_node_get_string(node), NULL);
+		return g_strdup_printf("string \"%s\"", escaped);
+	}
+	return g_strdup("number");
+}
+
+/* one string member of the metadata: NULL when absent or null */
+static gboolean
+esd_process_methods_metadata_string(JsonNode *node, gchar **out, GError **error)
+{
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	if (json_node_get_value_type(node) != G_TYPE_STRING || JSON_NODE_HOLDS_ARRAY(node) ||
+	    JSON_NODE_HOLDS_OBJECT(node)) {
+		g_autofree gchar *what = esd_process_methods_unexpected(node);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid type: %s, expected a string",
+			    what);
+		return FALSE;
+	}
+	*out = g_strdup(json_node_get_string(node));
+	return TRUE;
+}
+
+/*
+ * process/start `metadata` {threadId?, toolCallId?}: telemetry only. As the
+ * reference reads it, a struct may also come as an array of its members in
+ * order, and null is no metadata.
+ */
+static gboolean
+esd_process_methods_parse_metadata(JsonNode *metadata, EsdStartParams *out, GError **error)
+{
+	JsonNode *thread = NULL;
+	JsonNode *tool_call = NULL;
+
+	if (metadata == NULL || JSON_NODE_HOLDS_NULL(metadata))
+		return TRUE;
+	if (JSON_NODE_HOLDS_OBJECT(metadata)) {
+		thread = json_object_get_member(json_node_get_object(metadata), "threadId");
+		tool_call = json_object_get_member(json_node_get_object(metadata), "toolCallId");
+	} else if (JSON_NODE_HOLDS_ARRAY(metadata)) {
+		JsonArray *array = json_node_get_array(metadata);
+		guint n = json_array_get_length(array);
+		if (n > 2) {
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "invalid length %u, expected fewer elements in array",
+				    n);
+			return FALSE;
+		}
+		thread = n > 0 ? json_array_get_element(array, 0) : NULL;
+		tool_call = n > 1 ? json_array_get_element(array, 1) : NULL;
+	} else {
+		g_autofree gchar *what = esd_process_methods_unexpected(metadata);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid type: %s, expected struct ExecMetadata",
+			    what);
+		return FALSE;
+	}
+	if (!esd_process_methods_metadata_string(thread, &out->thread_id, error))
+		return FALSE;
+	if (out->thread_id != NULL && !esd_process_methods_check_uuid(out->thread_id, error))
+		return FALSE;
+	return esd_process_methods_metadata_string(tool_call, &out->tool_call_id, error);
+}
+
 static gboolean
 esd_process_methods_parse_start(JsonObject *params,
 				EsdStartParams *out,
@@ -153,7 +338,6 @@ esd_process_methods_parse_start(JsonObject *params,
 	JsonObject *sandbox = NULL;
 	JsonObject *snapshot = NULL;
 	JsonObject *proxy = NULL;
-	JsonObject *metadata = NULL;
 	JsonObject *managed = NULL;
 	gboolean enforce = FALSE;
 
@@ -167,7 +351,6 @@ esd_process_methods_parse_start(JsonObject *params,
 	    !erpc_json_get_object(params, "envPolicy", &policy, &error) ||
 	    (esd_process_methods_owns(context, "shellSnapshot") &&
 	     !erpc_json_get_object(params, "shellSnapshot", &snapshot, &error)) ||
-	    !erpc_json_get_object(params, "metadata", &metadata, &error) ||
 	    !erpc_json_get_object(params, "sandbox", &sandbox, &error) ||
 	    (esd_process_methods_owns(context, "enforceManagedNetwork") &&
 	     !erpc_json_get_boolean(params, "enforceManagedNetwork", FALSE, &enforce, &error)) ||
@@ -177,18 +360,10 @@ esd_process_methods_parse_start(JsonObject *params,
 	     !erpc_json_get_object(params, "networkProxy", &proxy, &error)))
 		goto invalid;
 	out->id = g_strdup(id);
-	if (metadata != NULL) {
-		const gchar *thread_id = NULL;
-		if (!erpc_json_get_string(metadata, "threadId", NULL, &thread_id, &error))
-			goto invalid;
-		if (thread_id != NULL && !g_uuid_string_is_valid(thread_id)) {
-			g_set_error_literal(&error,
-					    ERPC_ERROR,
-					    ERPC_ERROR_INVALID_PARAMS,
-					    "metadata.threadId must be a UUID");
-			goto invalid;
-		}
-	}
+	if (!esd_process_methods_parse_metadata(json_object_get_member(params, "metadata"),
+						out,
+						&error))
+		goto invalid;
 	if (out->argv[0] == NULL) {
 		g_set_error_literal(&error,
 				    ERPC_ERROR,
@@ -316,7 +491,14 @@ esd_process_methods_prepare_sandbox(ErpcCall *call,
 	launch = esd_sandbox_launch_prepare(start->policy, command, &error);
 	if (launch == NULL) {
 		if (g_error_matches(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_UNAVAILABLE)) {
+			EsdTelemetrySubject subject = {
+			    .session_id = erpc_session_get_id(erpc_call_get_session(call)),
+			    .process_id = start->id,
+			    .thread_id = start->thread_id,
+			    .tool_call_id = start->tool_call_id,
+			};
 			g_info("sandboxed process refused: %s", error->message);
+			esd_telemetry_sandbox_denied(&subject, "unavailable");
 			erpc_call_return_sandbox_error(call, error);
 			return NULL;
 		}
@@ -638,7 +820,6 @@ esd_process_methods_spawn(EsdStartJob *job)
 		esd_process_methods_error_kind(call, error, "spawnFailed");
 		return;
 	}
-	g_info("process %s started in session %s", start->id, esd_session_get_id(job->session));
 }
 
 static void
@@ -731,6 +912,10 @@ esd_process_methods_start(ErpcCall *call, JsonObject *params, gpointer user_data
 	job->session = g_object_ref(session);
 	/* the id is taken while hooks prepare: a second start with it is refused */
 	job->process = g_object_ref(esd_session_new_process(session, start->id));
+	esd_process_set_attribution(job->process,
+				    start->thread_id,
+				    start->tool_call_id,
+				    start->tty);
 	if (job->launch == NULL) {
 		esd_process_methods_spawn(job);
 		return;

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "esd-process.h"
+#include "esd-session.h"
+#include "esd-telemetry.h"
 
 /*
  * One command and everything it started. Every event of the process takes
@@ -129,6 +131,13 @@ struct _EsdProcess {
 	gboolean sandbox_denied;
 	gpointer sandbox_data; /* released once the sandbox has exited */
 	GDestroyNotify sandbox_release;
+
+	/* attribution of the lifecycle records: process/start metadata */
+	gchar *thread_id;
+	gchar *tool_call_id;
+	gboolean tty_record;
+	gint64 started_us;
+	guint network_records;
 };
 
 G_DEFINE_TYPE(EsdProcess, esd_process, G_TYPE_OBJECT)
@@ -546,11 +555,72 @@ esd_process_set_sandbox(EsdProcess *self, gpointer data, GDestroyNotify release)
 	self->sandbox_release = release;
 }
 
+/**
+ * esd_process_set_attribution:
+ * @thread_id: (nullable): the client's thread
+ * @tool_call_id: (nullable): the client's tool call
+ *
+ * What the lifecycle records of the process name besides its session.
+ */
+void
+esd_process_set_attribution(EsdProcess *self,
+			    const gchar *thread_id,
+			    const gchar *tool_call_id,
+			    gboolean tty)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	g_free(self->thread_id);
+	self->thread_id = g_strdup(thread_id);
+	g_free(self->tool_call_id);
+	self->tool_call_id = g_strdup(tool_call_id);
+	self->tty_record = tty;
+}
+
+/**
+ * esd_process_get_telemetry_subject:
+ * @subject: (out caller-allocates): valid while the process and its session live
+ */
+void
+esd_process_get_telemetry_subject(EsdProcess *self, EsdTelemetrySubject *subject)
+{
+	g_return_if_fail(ESD_IS_PROCESS(self));
+	subject->session_id = self->session != NULL ? esd_session_get_id(self->session) : NULL;
+	subject->process_id = self->id;
+	subject->thread_id = self->thread_id;
+	subject->tool_call_id = self->tool_call_id;
+}
+
+/* at most this many network records per process, then one that says so */
+#define ESD_PROCESS_MAX_NETWORK_RECORDS 256
+
+/**
+ * esd_process_count_network_record:
+ *
+ * Returns: %TRUE while a network decision of the process may be recorded
+ */
+gboolean
+esd_process_count_network_record(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), FALSE);
+	if (self->network_records > ESD_PROCESS_MAX_NETWORK_RECORDS)
+		return FALSE;
+	if (++self->network_records > ESD_PROCESS_MAX_NETWORK_RECORDS) {
+		g_log(ESD_TELEMETRY_LOG_DOMAIN,
+		      G_LOG_LEVEL_INFO,
+		      "further network decisions of a process are not logged (limit %u)",
+		      ESD_PROCESS_MAX_NETWORK_RECORDS);
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static void
-esd_process_set_exited(EsdProcess *self, gint exit_code)
+esd_process_set_exited(EsdProcess *self, gint status)
 {
 	ErpcJsonWriter writer;
 	GString *message;
+	gint exit_code = esd_process_exit_code_from_status(status);
+	EsdTelemetrySubject subject;
 
 	if (self->exited)
 		return;
@@ -567,6 +637,14 @@ esd_process_set_exited(EsdProcess *self, gint exit_code)
 	self->sandbox_denied =
 	    self->sandboxed && exit_code != 0 && esd_process_output_looks_denied(self);
 	esd_process_release_sandbox(self);
+	esd_process_get_telemetry_subject(self, &subject);
+	esd_telemetry_process_exited(&subject,
+				     exit_code,
+				     WIFSIGNALED(status) ? WTERMSIG(status) : 0,
+				     (g_get_monotonic_time() - self->started_us) / 1000,
+				     self->sandbox_denied);
+	if (self->sandbox_denied)
+		esd_telemetry_sandbox_denied(&subject, "exit");
 	message = esd_process_notification_start(self, "process/exited", 0, &writer);
 	erpc_json_writer_member_uint(&writer, "seq", self->exit_seq);
 	erpc_json_writer_member_int(&writer, "exitCode", exit_code);
@@ -597,6 +675,11 @@ esd_process_start_failed(EsdProcess *self, gint kind_errno, EsdSpawnReport type)
 	    : (kind_errno == EACCES || kind_errno == EPERM) && type != ESD_SPAWN_REPORT_SETUP_FAILED
 		? "spawnPermissionDenied"
 		: "spawnFailed";
+	{
+		EsdTelemetrySubject subject;
+		esd_process_get_telemetry_subject(self, &subject);
+		esd_telemetry_spawn_failed(&subject, self->failure_kind, kind_errno);
+	}
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, error);
 	esd_spawn_refill_spare();
 }
@@ -604,7 +687,12 @@ esd_process_start_failed(EsdProcess *self, gint kind_errno, EsdSpawnReport type)
 static void
 esd_process_started(EsdProcess *self)
 {
+	EsdTelemetrySubject subject;
+
 	self->state = ESD_PROCESS_STATE_RUNNING;
+	self->started_us = g_get_monotonic_time();
+	esd_process_get_telemetry_subject(self, &subject);
+	esd_telemetry_process_started(&subject, self->sandboxed, self->tty_record);
 	g_signal_emit(self, esd_process_signals[SIGNAL_STARTED], 0, NULL);
 	/* after the answer: the next spare is forked while the command runs */
 	esd_spawn_refill_spare();
@@ -652,7 +740,7 @@ esd_process_report_cb(gint fd, GIOCondition condition, gpointer user_data)
 			esd_process_started(self);
 		else if (type == ESD_SPAWN_REPORT_EXITED &&
 			 self->state == ESD_PROCESS_STATE_RUNNING)
-			esd_process_set_exited(self, esd_process_exit_code_from_status(value));
+			esd_process_set_exited(self, value);
 		else if (self->state == ESD_PROCESS_STATE_STARTING)
 			esd_process_start_failed(self, value, type);
 	}
@@ -685,7 +773,7 @@ esd_process_child_watch_cb(GPid pid, gint status, gpointer user_data)
 	if (self->state == ESD_PROCESS_STATE_STARTING)
 		esd_process_start_failed(self, ECHILD, ESD_SPAWN_REPORT_SETUP_FAILED);
 	else if (self->state == ESD_PROCESS_STATE_RUNNING)
-		esd_process_set_exited(self, esd_process_exit_code_from_status(status));
+		esd_process_set_exited(self, status);
 	g_object_unref(self);
 }
 
@@ -1061,6 +1149,8 @@ esd_process_finalize(GObject *object)
 {
 	EsdProcess *self = ESD_PROCESS(object);
 
+	g_free(self->thread_id);
+	g_free(self->tool_call_id);
 	for (guint i = 0; i < self->n_readers; i++) {
 		esd_process_reader_stop_all(&self->readers[i]);
 		if (self->readers[i].fd >= 0)

@@ -4,6 +4,7 @@
 #include <execrpc-plugin.h>
 
 #include "esd-spawn.h"
+#include "esd-telemetry.h"
 
 G_BEGIN_DECLS
 
@@ -26,6 +27,15 @@ gboolean
 esd_process_spawn(EsdProcess *self, const EsdSpawnRequest *request, GError **error);
 const gchar *
 esd_process_get_id(EsdProcess *self);
+void
+esd_process_set_attribution(EsdProcess *self,
+			    const gchar *thread_id,
+			    const gchar *tool_call_id,
+			    gboolean tty);
+void
+esd_process_get_telemetry_subject(EsdProcess *self, EsdTelemetrySubject *subject);
+gboolean
+esd_process_count_network_record(EsdProcess *self);
 void
 esd_process_set_session(EsdProcess *self, EsdSession *session);
 EsdSession *

@@ -206,6 +206,35 @@ esd_session_init(EsdSession *self)
 	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_session_process_free);
 }
 
+/* every network policy decision a plugin reports is a lifecycle record */
+static void
+esd_session_notify_observer(ErpcSession *session, const gchar *method, JsonNode *params)
+{
+	EsdSession *self = ESD_SESSION(session);
+	JsonObject *object;
+	const gchar *process_id;
+	EsdProcess *process;
+	EsdTelemetrySubject subject;
+
+	if (!g_str_equal(method, "network/policyDecision") || params == NULL ||
+	    !JSON_NODE_HOLDS_OBJECT(params))
+		return;
+	object = json_node_get_object(params);
+	process_id = json_object_get_string_member_with_default(object, "processId", NULL);
+	process = process_id != NULL ? esd_session_lookup_process(self, process_id) : NULL;
+	if (process == NULL || !esd_process_count_network_record(process))
+		return;
+	esd_process_get_telemetry_subject(process, &subject);
+	esd_telemetry_network_decision(
+	    &subject,
+	    json_object_get_string_member_with_default(object, "decision", NULL),
+	    json_object_get_string_member_with_default(object, "source", NULL),
+	    json_object_get_string_member_with_default(object, "reason", NULL),
+	    json_object_get_string_member_with_default(object, "protocol", NULL),
+	    json_object_get_string_member_with_default(object, "host", NULL),
+	    json_object_get_int_member_with_default(object, "port", -1));
+}
+
 static void
 esd_session_class_init(EsdSessionClass *klass)
 {
@@ -217,6 +246,7 @@ EsdSession *
 esd_session_new(guint process_retention_seconds, gsize max_retained_bytes)
 {
 	EsdSession *self = g_object_new(ESD_TYPE_SESSION, NULL);
+	erpc_session_set_notify_observer(ERPC_SESSION(self), esd_session_notify_observer);
 	self->process_retention = MAX(process_retention_seconds, 1);
 	self->max_retained_bytes = MAX(max_retained_bytes, 1);
 	self->retention =

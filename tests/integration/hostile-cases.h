@@ -288,7 +288,10 @@ static const HostileCase hostile_cases[] = {
     {"type-env-policy-inherit", HOSTILE_BOTH,
      START(",\"envPolicy\":{\"inherit\":1,\"ignoreDefaultExcludes\":false,\"exclude\":[],\"set\":{},\"includeOnly\":[]}"), -1, -32602,
      "invalid type: integer `1`, expected a string"},
-    {"type-metadata-array", HOSTILE_BOTH, START(",\"metadata\":[]"), -1, -32602, "invalid type: sequence, expected a map"},
+    /* the reference reads metadata from a generic value: `number`, and a struct may be an array */
+    {"type-metadata-string", HOSTILE_BOTH, START(",\"metadata\":\"x\""), -1, -32602, "invalid type: string \"x\", expected struct ExecMetadata"},
+    {"type-metadata-array", HOSTILE_BOTH, START(",\"metadata\":[1,2,3]"), -1, -32602, "invalid length 3, expected fewer elements in array"},
+    {"type-metadata-tool-call", HOSTILE_BOTH, START(",\"metadata\":{\"toolCallId\":7}"), -1, -32602, "invalid type: number, expected a string"},
     {"type-snapshot-scope", HOSTILE_BOTH, START(",\"shellSnapshot\":{\"scopeId\":[],\"shell\":{\"name\":\"sh\",\"path\":\"/bin/sh\"}}"), -1,
      -32602, "invalid type: sequence, expected a string"},
     {"type-process-id-number", HOSTILE_BOTH, REQ("process/terminate", "{\"processId\":7}"), -1, -32602, "invalid type: integer `7`, expected a string"},
