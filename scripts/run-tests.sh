@@ -83,7 +83,8 @@ if command -v npm >/dev/null 2>&1; then
 			@openai/codex@0.171.0 >&2 || true
 	fi
 	if [ -x "$codex_bin" ]; then
-		if CODEX_BIN=$codex_bin bash tests/codex-cli/run.sh build-ci/server/execserverd; then
+		if CODEX_BIN=$codex_bin bash tests/codex-cli/run.sh build-ci/server/execserverd &&
+			CODEX_BIN=$codex_bin bash tests/codex-cli/recipes.sh build-ci/server/execserverd; then
 			e2e=passed
 		else
 			e2e=failed
