@@ -131,12 +131,14 @@ show() { # NAME: what to look at when a recipe failed
     for log in "$scratch/$1"/*.log; do [ -f "$log" ] && { echo "--- $log"; tail -20 "$log"; }; done
 }
 
-start_ws_daemon() { # NAME [ARGS...]: the URL on stdout
+# not in a subshell: the daemon must be in pids, for cleanup
+start_ws_daemon() { # NAME [ARGS...]: sets url
     local name=$1; shift
     mkdir -p "$scratch/$name"
     "$daemon" -v --listen ws://127.0.0.1:0 "$@" >"$scratch/$name/daemon.out" 2>"$scratch/$name/daemon.log" &
     pids+=($!)
-    first_line "$scratch/$name/daemon.out" $!
+    url=$(first_line "$scratch/$name/daemon.out" $!) ||
+        { echo "recipes.sh: the daemon did not start" >&2; exit 2; }
 }
 
 try() { # NAME COMMAND...: one recipe
@@ -149,7 +151,7 @@ try() { # NAME COMMAND...: one recipe
 }
 
 # ws
-url=$(start_ws_daemon ws) || { echo "recipes.sh: the daemon did not start" >&2; exit 2; }
+start_ws_daemon ws
 toml=$(recipe ws | sed "s|ws://127.0.0.1:8765|$url|")
 if "$execrpc" --url "$url" status >"$scratch/ws/status.out" 2>&1 && grep -q ready "$scratch/ws/status.out"; then
     try ws run_codex ws "$toml"
@@ -165,7 +167,7 @@ else
 fi
 
 # CODEX_EXEC_SERVER_URL without environments.toml
-url=$(start_ws_daemon url-env) || { echo "recipes.sh: the daemon did not start" >&2; exit 2; }
+start_ws_daemon url-env
 try url-env run_codex url-env "" CODEX_EXEC_SERVER_URL="$url"
 
 # the user socket: socket activation as systemd does it, bridged by socat
@@ -226,8 +228,7 @@ fi
 
 # a daemon with a token: the 0.171.0 CLI cannot authenticate (README, Tokens)
 printf 'recipe-token\n' >"$scratch/token.txt"
-url=$(start_ws_daemon token --ws-auth capability-token --ws-token-file "$scratch/token.txt") ||
-    { echo "recipes.sh: the daemon did not start" >&2; exit 2; }
+start_ws_daemon token --ws-auth capability-token --ws-token-file "$scratch/token.txt"
 if run_codex token "$(recipe ws | sed "s|ws://127.0.0.1:8765|$url|")" && recipe_worked token; then
     report token-refused fail "the CLI reached a daemon with --ws-auth: README's Tokens paragraph is out of date"
 elif [ -f "$scratch/token/work/proof.txt" ]; then
