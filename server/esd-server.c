@@ -11,6 +11,7 @@
 #include "esd-dispatcher.h"
 #include "esd-environment.h"
 #include "esd-expiry-queue.h"
+#include "esd-log.h"
 #include "esd-process-methods.h"
 #include "esd-process.h"
 #include "esd-sandbox-host.h"
@@ -98,7 +99,10 @@ esd_server_expire_cb(gpointer item, gpointer user_data)
 	EsdSession *session = ESD_SESSION(item);
 	g_autofree gchar *id = g_strdup(esd_session_get_id(session));
 
-	g_info("session %s expired; its processes are terminated", id);
+	esd_log(G_LOG_LEVEL_INFO,
+		&(EsdLogSubject){.session = id},
+		"session %s expired; its processes are terminated",
+		id);
 	esd_session_terminate_all(session);
 	g_hash_table_remove(self->sessions, id);
 	g_signal_emit(self, esd_server_signals[SIGNAL_CHANGED], 0);
@@ -110,7 +114,10 @@ esd_server_session_ended(EsdServer *self, EsdSession *session)
 {
 	g_autofree gchar *id = g_strdup(esd_session_get_id(session));
 
-	g_info("session %s ended with its connection; its processes are terminated", id);
+	esd_log(G_LOG_LEVEL_INFO,
+		&(EsdLogSubject){.session = id},
+		"session %s ended with its connection; its processes are terminated",
+		id);
 	esd_session_detach(session);
 	esd_session_terminate_all(session);
 	g_hash_table_remove(self->sessions, id);
@@ -193,10 +200,16 @@ esd_server_initialize(ErpcCall *call, JsonObject *params, gpointer user_data)
 	}
 	esd_session_attach(session, erpc_call_get_connection(call));
 	esd_dispatcher_set_session(dispatcher, session);
-	g_info("connection %" G_GUINT64_FORMAT ": %s session %s",
-	       erpc_connection_get_id(erpc_call_get_connection(call)),
-	       resume_id != NULL ? "resumed" : "started",
-	       esd_session_get_id(session));
+	esd_log(G_LOG_LEVEL_INFO,
+		&(EsdLogSubject){
+		    .connection = erpc_connection_get_id(erpc_call_get_connection(call)),
+		    .peer = erpc_connection_get_peer(erpc_call_get_connection(call)),
+		    .session = esd_session_get_id(session),
+		},
+		"connection %" G_GUINT64_FORMAT ": %s session %s",
+		erpc_connection_get_id(erpc_call_get_connection(call)),
+		resume_id != NULL ? "resumed" : "started",
+		esd_session_get_id(session));
 
 	result = g_string_new(NULL);
 	erpc_json_writer_init(&writer, result);
@@ -282,9 +295,15 @@ esd_server_dispatcher_closed_cb(EsdDispatcher *dispatcher, EsdServer *self)
 	EsdSession *session = esd_dispatcher_get_session(dispatcher);
 	EsdServerConnectionInfo *info = g_hash_table_lookup(self->dispatchers, dispatcher);
 
-	g_info("connection %" G_GUINT64_FORMAT " (%s) closed",
-	       erpc_connection_get_id(connection),
-	       erpc_connection_get_peer(connection));
+	esd_log(G_LOG_LEVEL_INFO,
+		&(EsdLogSubject){
+		    .connection = erpc_connection_get_id(connection),
+		    .peer = erpc_connection_get_peer(connection),
+		    .session = session != NULL ? esd_session_get_id(session) : NULL,
+		},
+		"connection %" G_GUINT64_FORMAT " (%s) closed",
+		erpc_connection_get_id(connection),
+		erpc_connection_get_peer(connection));
 	if (session != NULL && esd_session_get_connection(session) == connection) {
 		if (info->flags & ESD_SERVER_CONNECTION_FLAG_END_SESSION)
 			esd_server_session_ended(self, session);
@@ -359,9 +378,11 @@ esd_server_admit(EsdServer *self, ErpcTransport *transport, gchar **capped_host)
 
 	if (self->limits.max_connections > 0 &&
 	    g_hash_table_size(self->dispatchers) >= self->limits.max_connections) {
-		g_message("refusing a connection from %s: %u connections is the limit",
-			  erpc_transport_get_peer(transport),
-			  self->limits.max_connections);
+		esd_log(G_LOG_LEVEL_MESSAGE,
+			&(EsdLogSubject){.peer = erpc_transport_get_peer(transport)},
+			"refusing a connection from %s: %u connections is the limit",
+			erpc_transport_get_peer(transport),
+			self->limits.max_connections);
 		return FALSE;
 	}
 	if (host == NULL || esd_server_host_is_loopback(host))
@@ -369,10 +390,12 @@ esd_server_admit(EsdServer *self, ErpcTransport *transport, gchar **capped_host)
 	same = GPOINTER_TO_UINT(g_hash_table_lookup(self->peer_counts, host));
 	if (self->limits.max_connections_per_peer > 0 &&
 	    same >= self->limits.max_connections_per_peer) {
-		g_message("refusing a connection from %s: %u connections from %s is the limit",
-			  erpc_transport_get_peer(transport),
-			  self->limits.max_connections_per_peer,
-			  host);
+		esd_log(G_LOG_LEVEL_MESSAGE,
+			&(EsdLogSubject){.peer = erpc_transport_get_peer(transport)},
+			"refusing a connection from %s: %u connections from %s is the limit",
+			erpc_transport_get_peer(transport),
+			self->limits.max_connections_per_peer,
+			host);
 		return FALSE;
 	}
 	*capped_host = g_steal_pointer(&host);
@@ -423,9 +446,14 @@ esd_server_add_transport_full(EsdServer *self,
 		info->capped_host = g_steal_pointer(&capped_host);
 	}
 	g_hash_table_insert(self->dispatchers, dispatcher, info);
-	g_info("connection %" G_GUINT64_FORMAT " from %s",
-	       erpc_connection_get_id(connection),
-	       erpc_transport_get_peer(transport));
+	esd_log(G_LOG_LEVEL_INFO,
+		&(EsdLogSubject){
+		    .connection = erpc_connection_get_id(connection),
+		    .peer = erpc_transport_get_peer(transport),
+		},
+		"connection %" G_GUINT64_FORMAT " from %s",
+		erpc_connection_get_id(connection),
+		erpc_transport_get_peer(transport));
 	g_signal_emit(self, esd_server_signals[SIGNAL_CHANGED], 0);
 	return connection;
 }

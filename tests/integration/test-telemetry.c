@@ -3,6 +3,7 @@
 
 #include <gio/gunixsocketaddress.h>
 #include <glib/gstdio.h>
+#include <signal.h>
 #include <string.h>
 
 #include "esd-test-utils.h"
@@ -310,25 +311,225 @@ have_bwrap(void)
 	       g_spawn_check_wait_status(status, NULL);
 }
 
+/*
+ * A daemon under a journal of this test: a datagram socket bound over
+ * /run/systemd/journal inside bwrap, and JOURNAL_STREAM naming its stderr.
+ */
+typedef struct {
+	gchar *dir;
+	gchar *path;
+	GSocket *socket;
+	GSubprocess *daemon;
+	GDataInputStream *out;
+	GBytes *err;
+	gboolean terminate; /* stdin closing does not stop it */
+	GPtrArray *records; /* what arrived so far */
+	GSource *reader;
+	const gchar *secret;
+	gboolean exited;
+} Journal;
+
+/* the daemon's writes block once the socket is full: read as they come */
+static void
+journal_drain(Journal *j)
+{
+	while (TRUE) {
+		guint8 buf[65536];
+		gssize n = g_socket_receive(j->socket, (gchar *)buf, sizeof(buf), NULL, NULL);
+		if (n <= 0)
+			return;
+		if (j->secret != NULL && g_strstr_len((const gchar *)buf, n, j->secret) != NULL)
+			g_error("a journal record holds a secret: %.*s", (int)n, buf);
+		g_ptr_array_add(j->records, parse_record(buf, (gsize)n));
+	}
+}
+
+static gboolean
+journal_readable_cb(GSocket *socket, GIOCondition condition, gpointer user_data)
+{
+	journal_drain(user_data);
+	return G_SOURCE_CONTINUE;
+}
+
+static void
+journal_exited_cb(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+	Journal *j = user_data;
+	g_assert_true(g_subprocess_wait_finish(G_SUBPROCESS(source), result, NULL));
+	j->exited = TRUE;
+}
+
+static void
+journal_start(Journal *j, const gchar *listen, const gchar *const *extra_args, gboolean debug)
+{
+	g_autoptr(GSocketAddress) address = NULL;
+	g_autoptr(GSubprocessLauncher) launcher = NULL;
+	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autoptr(GError) error = NULL;
+	const gchar *script =
+	    "JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec \"$0\" \"$@\"";
+
+	j->dir = g_dir_make_tmp("esd-journal-XXXXXX", NULL);
+	j->path = g_build_filename(j->dir, "socket", NULL);
+	j->socket = g_socket_new(G_SOCKET_FAMILY_UNIX,
+				 G_SOCKET_TYPE_DATAGRAM,
+				 G_SOCKET_PROTOCOL_DEFAULT,
+				 &error);
+	g_assert_no_error(error);
+	address = g_unix_socket_address_new(j->path);
+	g_assert_true(g_socket_bind(j->socket, address, FALSE, &error));
+	g_assert_no_error(error);
+	/* as a socket's permissions: the daemon may run as another user in a namespace */
+	g_assert_cmpint(g_chmod(j->dir, 0755), ==, 0);
+	g_assert_cmpint(g_chmod(j->path, 0666), ==, 0);
+	g_socket_set_blocking(j->socket, FALSE);
+	j->records = g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_unref);
+	j->reader = g_socket_create_source(j->socket, G_IO_IN, NULL);
+	g_source_set_callback(j->reader, G_SOURCE_FUNC(journal_readable_cb), j, NULL);
+	g_source_attach(j->reader, NULL);
+
+	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
+					     G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+					     G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	if (debug)
+		g_subprocess_launcher_setenv(launcher, "G_MESSAGES_DEBUG", "all", TRUE);
+	else
+		g_subprocess_launcher_unsetenv(launcher, "G_MESSAGES_DEBUG");
+	for (const gchar *const *a = (const gchar *const[]){"bwrap",
+							    "--dev-bind",
+							    "/",
+							    "/",
+							    "--tmpfs",
+							    "/run",
+							    "--bind",
+							    j->dir,
+							    "/run/systemd/journal",
+							    "sh",
+							    "-c",
+							    script,
+							    g_getenv("ESD_TEST_DAEMON"),
+							    "--listen",
+							    listen,
+							    NULL};
+	     *a != NULL;
+	     a++)
+		g_ptr_array_add(argv, (gpointer)*a);
+	for (guint i = 0; extra_args != NULL && extra_args[i] != NULL; i++)
+		g_ptr_array_add(argv, (gpointer)extra_args[i]);
+	g_ptr_array_add(argv, NULL);
+	j->daemon =
+	    g_subprocess_launcher_spawnv(launcher, (const gchar *const *)argv->pdata, &error);
+	g_assert_no_error(error);
+	j->out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(j->daemon));
+	j->terminate = !g_str_equal(listen, "stdio");
+}
+
+static void
+journal_write(Journal *j, const gchar *line)
+{
+	g_autoptr(GError) error = NULL;
+	g_output_stream_write_all(g_subprocess_get_stdin_pipe(j->daemon),
+				  line,
+				  strlen(line),
+				  NULL,
+				  NULL,
+				  &error);
+	g_assert_no_error(error);
+}
+
+static gchar *
+journal_read_line(Journal *j)
+{
+	g_autoptr(GError) error = NULL;
+	gchar *line = g_data_input_stream_read_line(j->out, NULL, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_nonnull(line);
+	return line;
+}
+
+/* stops the daemon; every record it sent, none holding @secret */
+static GPtrArray *
+journal_finish(Journal *j, const gchar *secret)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GOutputStream) sink = g_memory_output_stream_new_resizable();
+	GPtrArray *records;
+
+	g_output_stream_close(g_subprocess_get_stdin_pipe(j->daemon), NULL, NULL);
+	/* a WebSocket daemon stops on SIGTERM: the child of bwrap, not bwrap */
+	if (j->terminate) {
+		g_autofree gchar *path = g_strdup_printf("/proc/%s/task/%s/children",
+							 g_subprocess_get_identifier(j->daemon),
+							 g_subprocess_get_identifier(j->daemon));
+		g_autofree gchar *children = NULL;
+		g_assert_true(g_file_get_contents(path, &children, NULL, NULL));
+		g_assert_cmpint(kill((pid_t)g_ascii_strtoll(children, NULL, 10), SIGTERM), ==, 0);
+	}
+	j->secret = secret;
+	g_subprocess_wait_async(j->daemon, NULL, journal_exited_cb, j);
+	while (!j->exited)
+		g_main_context_iteration(NULL, TRUE);
+	journal_drain(j);
+	g_output_stream_splice(sink,
+			       g_subprocess_get_stderr_pipe(j->daemon),
+			       G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+			       NULL,
+			       &error);
+	g_assert_no_error(error);
+	j->err = g_memory_output_stream_steal_as_bytes(G_MEMORY_OUTPUT_STREAM(sink));
+	g_subprocess_wait(j->daemon, NULL, &error);
+	g_assert_no_error(error);
+	g_assert_true(g_subprocess_get_if_exited(j->daemon));
+	g_assert_cmpint(g_subprocess_get_exit_status(j->daemon), ==, 0);
+	/* under the journal nothing goes to stderr as text */
+	g_assert_cmpuint(g_bytes_get_size(j->err), ==, 0);
+
+	records = g_steal_pointer(&j->records);
+	for (guint i = 0; secret != NULL && i < records->len; i++) {
+		GHashTableIter iter;
+		gpointer value;
+		g_hash_table_iter_init(&iter, g_ptr_array_index(records, i));
+		while (g_hash_table_iter_next(&iter, NULL, &value))
+			g_assert_null(strstr(value, secret));
+	}
+	g_source_destroy(j->reader);
+	g_clear_pointer(&j->reader, g_source_unref);
+	g_unlink(j->path);
+	g_rmdir(j->dir);
+	g_free(j->path);
+	g_free(j->dir);
+	g_clear_object(&j->socket);
+	g_clear_object(&j->out);
+	g_clear_object(&j->daemon);
+	g_clear_pointer(&j->err, g_bytes_unref);
+	return records;
+}
+
+static GHashTable *
+find_message(GPtrArray *records, const gchar *text)
+{
+	for (guint i = 0; i < records->len; i++) {
+		GHashTable *r = g_ptr_array_index(records, i);
+		const gchar *message = g_hash_table_lookup(r, "MESSAGE");
+		if (message != NULL && strstr(message, text) != NULL)
+			return r;
+	}
+	for (guint i = 0; i < records->len; i++)
+		g_printerr(
+		    "record: %s\n",
+		    (const gchar *)g_hash_table_lookup(g_ptr_array_index(records, i), "MESSAGE"));
+	g_error("no record with \"%s\" among %u", text, records->len);
+	return NULL;
+}
+
 static void
 test_journal(void)
 {
-	g_autofree gchar *dir = g_dir_make_tmp("esd-journal-XXXXXX", NULL);
-	g_autofree gchar *path = g_build_filename(dir, "socket", NULL);
-	g_autoptr(GSocket) socket = NULL;
-	g_autoptr(GSocketAddress) address = NULL;
-	g_autoptr(GSubprocessLauncher) launcher = NULL;
-	g_autoptr(GSubprocess) daemon = NULL;
-	g_autoptr(GDataInputStream) out = NULL;
-	g_autoptr(GPtrArray) records =
-	    g_ptr_array_new_with_free_func((GDestroyNotify)g_hash_table_unref);
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GBytes) err_bytes = NULL;
-	GOutputStream *in;
+	Journal j = {0};
+	g_autoptr(GPtrArray) records = NULL;
 	g_autofree gchar *session = NULL;
+	g_autofree gchar *started = NULL;
 	GHashTable *r;
-	const gchar *script =
-	    "JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) exec \"$0\" --listen stdio";
 	const gchar *requests[] = {
 	    "{\"id\":1,\"method\":\"initialize\",\"params\":{\"clientName\":\"journal\"}}\n",
 	    "{\"method\":\"initialized\"}\n",
@@ -343,96 +544,26 @@ test_journal(void)
 		g_test_skip("bwrap cannot mount a tmpfs on /run here");
 		return;
 	}
-	socket = g_socket_new(G_SOCKET_FAMILY_UNIX,
-			      G_SOCKET_TYPE_DATAGRAM,
-			      G_SOCKET_PROTOCOL_DEFAULT,
-			      &error);
-	g_assert_no_error(error);
-	address = g_unix_socket_address_new(path);
-	g_assert_true(g_socket_bind(socket, address, FALSE, &error));
-	g_assert_no_error(error);
-	/* as a socket's permissions: the daemon may run as another user in a namespace */
-	g_assert_cmpint(g_chmod(dir, 0755), ==, 0);
-	g_assert_cmpint(g_chmod(path, 0666), ==, 0);
-
-	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
-					     G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-					     G_SUBPROCESS_FLAGS_STDERR_PIPE);
-	g_subprocess_launcher_unsetenv(launcher, "G_MESSAGES_DEBUG");
-	daemon = g_subprocess_launcher_spawn(launcher,
-					     &error,
-					     "bwrap",
-					     "--dev-bind",
-					     "/",
-					     "/",
-					     "--tmpfs",
-					     "/run",
-					     "--bind",
-					     dir,
-					     "/run/systemd/journal",
-					     "sh",
-					     "-c",
-					     script,
-					     g_getenv("ESD_TEST_DAEMON"),
-					     NULL);
-	g_assert_no_error(error);
-	in = g_subprocess_get_stdin_pipe(daemon);
-	out = g_data_input_stream_new(g_subprocess_get_stdout_pipe(daemon));
-	for (guint i = 0; requests[i] != NULL; i++) {
-		g_output_stream_write_all(in, requests[i], strlen(requests[i]), NULL, NULL, &error);
-		g_assert_no_error(error);
-	}
+	journal_start(&j, "stdio", NULL, FALSE);
+	for (guint i = 0; requests[i] != NULL; i++)
+		journal_write(&j, requests[i]);
 	/* the answers and events up to p1's close, then p2, which cannot start */
 	while (TRUE) {
-		g_autofree gchar *line = g_data_input_stream_read_line(out, NULL, NULL, &error);
-		g_assert_no_error(error);
-		g_assert_nonnull(line);
+		g_autofree gchar *line = journal_read_line(&j);
 		if (session == NULL && strstr(line, "\"sessionId\":\"") != NULL)
 			session = g_strndup(strstr(line, "\"sessionId\":\"") + 13, 36);
 		if (strstr(line, "\"process/closed\"") != NULL)
 			break;
 	}
+	journal_write(&j,
+		      "{\"id\":3,\"method\":\"process/start\",\"params\":{"
+		      "\"processId\":\"p2\",\"argv\":[\"/nonexistent/" SECRET "\"],"
+		      "\"cwd\":\"file:///\",\"env\":{},\"tty\":false}}\n");
 	{
-		const gchar *p2 = "{\"id\":3,\"method\":\"process/start\",\"params\":{"
-				  "\"processId\":\"p2\",\"argv\":[\"/nonexistent/" SECRET "\"],"
-				  "\"cwd\":\"file:///\",\"env\":{},\"tty\":false}}\n";
-		g_autofree gchar *line = NULL;
-		g_output_stream_write_all(in, p2, strlen(p2), NULL, NULL, &error);
-		g_assert_no_error(error);
-		line = g_data_input_stream_read_line(out, NULL, NULL, &error);
-		g_assert_no_error(error);
+		g_autofree gchar *line = journal_read_line(&j);
 		g_assert_nonnull(strstr(line, "\"id\":3"));
 	}
-	g_output_stream_close(in, NULL, NULL);
-	{
-		g_autoptr(GOutputStream) sink = g_memory_output_stream_new_resizable();
-		g_output_stream_splice(sink,
-				       g_subprocess_get_stderr_pipe(daemon),
-				       G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
-				       NULL,
-				       &error);
-		g_assert_no_error(error);
-		err_bytes = g_memory_output_stream_steal_as_bytes(G_MEMORY_OUTPUT_STREAM(sink));
-	}
-	g_subprocess_wait(daemon, NULL, &error);
-	g_assert_no_error(error);
-	g_assert_true(g_subprocess_get_if_exited(daemon));
-	g_assert_cmpint(g_subprocess_get_exit_status(daemon), ==, 0);
-	/* under the journal nothing goes to stderr as text */
-	if (g_bytes_get_size(err_bytes) > 0)
-		g_assert_null(g_strstr_len(g_bytes_get_data(err_bytes, NULL),
-					   g_bytes_get_size(err_bytes),
-					   "telemetry"));
-
-	g_socket_set_blocking(socket, FALSE);
-	while (TRUE) {
-		guint8 buf[65536];
-		gssize n = g_socket_receive(socket, (gchar *)buf, sizeof(buf), NULL, NULL);
-		if (n <= 0)
-			break;
-		g_assert_null(g_strstr_len((const gchar *)buf, n, SECRET));
-		g_ptr_array_add(records, parse_record(buf, (gsize)n));
-	}
+	records = journal_finish(&j, SECRET);
 	g_assert_nonnull(session);
 
 	r = find_record(records, ID_STARTED, "p1");
@@ -460,7 +591,68 @@ test_journal(void)
 	assert_field(r, "ESD_ERRNO", "2");
 	g_assert_null(g_hash_table_lookup(r, "ESD_THREAD_ID"));
 
-	g_unlink(path);
+	/* the daemon's own records carry their subject as fields */
+	r = find_message(records, "connection 1 from stdio");
+	assert_field(r, "ESD_CONNECTION", "1");
+	assert_field(r, "ESD_PEER", "stdio");
+	assert_field(r, "PRIORITY", "6");
+	assert_field(r, "GLIB_DOMAIN", "execserverd");
+	started = g_strdup_printf("connection 1: started session %s", session);
+	r = find_message(records, started);
+	assert_field(r, "ESD_CONNECTION", "1");
+	assert_field(r, "ESD_SESSION", session);
+}
+
+/* WebSocket credentials, right or wrong, never reach a journal field, also with debug on */
+static void
+test_journal_no_secrets(void)
+{
+	g_autofree gchar *dir = g_dir_make_tmp("esd-token-XXXXXX", NULL);
+	g_autofree gchar *token_file = g_build_filename(dir, "token", NULL);
+	const gchar *args[] = {"--ws-auth",
+			       "capability-token",
+			       "--ws-token-file",
+			       token_file,
+			       NULL};
+	const gchar *token = "tok-" SECRET;
+	Journal j = {0};
+	g_autoptr(GPtrArray) records = NULL;
+	g_autofree gchar *url = NULL;
+	GHashTable *r;
+
+	if (!have_bwrap()) {
+		g_test_skip("bwrap cannot mount a tmpfs on /run here");
+		return;
+	}
+	g_assert_true(g_file_set_contents(token_file, token, -1, NULL));
+	g_assert_cmpint(g_chmod(dir, 0755), ==, 0);
+	g_assert_cmpint(g_chmod(token_file, 0644), ==, 0);
+	journal_start(&j, "ws://127.0.0.1:0", args, TRUE);
+	url = journal_read_line(&j);
+	for (guint i = 0; i < 2; i++) {
+		g_autofree gchar *header =
+		    g_strdup_printf("Bearer %s", i == 0 ? "wrong-" SECRET : token);
+		const gchar *headers[] = {"Authorization", header, NULL};
+		guint status = 0;
+		g_autoptr(GError) error = NULL;
+		g_autoptr(EsdTestWsClient) client =
+		    esd_test_ws_client_connect_full(url, NULL, headers, NULL, &status, &error);
+		g_assert_cmpuint(status, ==, (i == 0 ? 401 : 101));
+		if (client != NULL) {
+			g_free(esd_test_peer_handshake(ESD_TEST_PEER(client)));
+			esd_test_ws_client_close(client);
+		}
+	}
+	/* let the close be logged */
+	for (guint i = 0; i < 10; i++)
+		esd_test_iterate(20);
+	records = journal_finish(&j, SECRET);
+	r = find_message(records, "refusing the upgrade: invalid websocket bearer token");
+	g_assert_nonnull(g_hash_table_lookup(r, "PRIORITY"));
+	r = find_message(records, "connection 1: started session");
+	assert_field(r, "ESD_CONNECTION", "1");
+	g_assert_true(g_str_has_prefix(g_hash_table_lookup(r, "ESD_PEER"), "websocket 127.0.0.1:"));
+	g_unlink(token_file);
 	g_rmdir(dir);
 }
 
@@ -473,5 +665,6 @@ main(int argc, char **argv)
 	g_test_add_func("/execserverd/telemetry/text-quiet", test_text_quiet);
 	g_test_add_func("/execserverd/telemetry/detached", test_detached);
 	g_test_add_func("/execserverd/telemetry/journal", test_journal);
+	g_test_add_func("/execserverd/telemetry/journal-no-secrets", test_journal_no_secrets);
 	return g_test_run();
 }
