@@ -91,10 +91,10 @@ esd_discovery_walk_first_visit(GHashTable *seen, const struct stat *st)
 
 /*
  * the entries of the directory @fd (a descriptor of its own, taken), each
- * its d_type byte followed by its name; NULL with errno set
+ * its d_type byte followed by its name, at most @max_names; NULL with errno set
  */
 static GPtrArray *
-esd_discovery_list(gint fd)
+esd_discovery_list(gint fd, guint max_names)
 {
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	DIR *dir = fdopendir(fd);
@@ -117,6 +117,9 @@ esd_discovery_list(gint fd)
 			break;
 		if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
 			continue;
+		/* the walk ends before it gets further: what is read stays bounded */
+		if (names->len >= max_names)
+			break;
 		len = strlen(entry->d_name);
 		name = g_malloc(len + 2);
 		name[0] = (gchar)entry->d_type;
@@ -202,7 +205,8 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 		return;
 	}
 	list_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	names = list_fd >= 0 ? esd_discovery_list(list_fd) : NULL;
+	names = list_fd >= 0 ? esd_discovery_list(list_fd, limits->max_entries - *entries + 1)
+			     : NULL;
 	if (names == NULL) {
 		esd_discovery_walk_add_error(walk, dir->path, errno);
 		close(fd);
