@@ -205,8 +205,8 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 		return;
 	}
 	list_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	names = list_fd >= 0 ? esd_discovery_list(list_fd, limits->max_entries - *entries + 1)
-			     : NULL;
+	names =
+	    list_fd >= 0 ? esd_discovery_list(list_fd, limits->max_entries - *entries + 1) : NULL;
 	if (names == NULL) {
 		esd_discovery_walk_add_error(walk, dir->path, errno);
 		close(fd);
