@@ -35,9 +35,29 @@ fixture_setup(Fixture *fx, gconstpointer data)
 static void
 fixture_teardown(Fixture *fx, gconstpointer data)
 {
-	g_autofree gchar *cmd =
-	    g_strdup_printf("chmod -R u+rwx '%s'; rm -rf '%s'", fx->dir, fx->dir);
-	g_assert_true(g_spawn_command_line_sync(cmd, NULL, NULL, NULL, NULL));
+	const gchar *chmod_argv[] = {"chmod", "-R", "u+rwx", fx->dir, NULL};
+	const gchar *rm_argv[] = {"rm", "-rf", fx->dir, NULL};
+
+	g_assert_true(g_spawn_sync(NULL,
+				   (gchar **)chmod_argv,
+				   NULL,
+				   G_SPAWN_SEARCH_PATH,
+				   NULL,
+				   NULL,
+				   NULL,
+				   NULL,
+				   NULL,
+				   NULL));
+	g_assert_true(g_spawn_sync(NULL,
+				   (gchar **)rm_argv,
+				   NULL,
+				   G_SPAWN_SEARCH_PATH,
+				   NULL,
+				   NULL,
+				   NULL,
+				   NULL,
+				   NULL,
+				   NULL));
 	g_free(fx->dir);
 }
 
