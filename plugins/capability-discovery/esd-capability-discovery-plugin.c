@@ -5,6 +5,7 @@
 #include <glib/gi18n-lib.h>
 
 #include "esd-capability-discovery-plugin.h"
+#include "esd-discovery-cache.h"
 #include "esd-discovery-limits.h"
 #include "esd-discovery-methods.h"
 
@@ -16,18 +17,22 @@
  * capabilities/discoverV2 (the executor's own skills and installed
  * plugins). Registers `capabilityDiscoverySandbox` and
  * `capabilityDiscoveryV2`. The limits are options and `[capability-discovery]`
- * keys; every call reads the file system afresh.
+ * keys. Answers of unsandboxed discoveries are kept until inotify reports a
+ * change in what they were read from, so every call sees the file system as
+ * it is.
  */
 
 struct _EsdCapabilityDiscoveryPlugin {
 	ErpcPlugin parent_instance;
 	EsdDiscoveryLimits limits; /* read by the methods' worker threads once set up */
+	EsdDiscoveryCache *cache;  /* made at startup */
 	gint max_roots;
 	gint max_depth;
 	gint max_directories;
 	gint max_entries;
 	gint64 max_file_bytes;
 	gint64 max_root_bytes;
+	gint cache_entries;
 };
 
 G_DEFINE_TYPE(EsdCapabilityDiscoveryPlugin, esd_capability_discovery_plugin, ERPC_TYPE_PLUGIN)
@@ -38,6 +43,7 @@ static const gchar *const esd_capability_discovery_keys[] = {"discovery-max-root
 							     "discovery-max-entries",
 							     "discovery-max-file-bytes",
 							     "discovery-max-root-bytes",
+							     "discovery-cache-entries",
 							     NULL};
 
 static gboolean
@@ -49,7 +55,7 @@ esd_capability_discovery_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry
 	if (!erpc_registry_add_capability(registry, "capabilityDiscoverySandbox", 1, error) ||
 	    !erpc_registry_add_capability(registry, "capabilityDiscoveryV2", 1, error))
 		return FALSE;
-	return esd_discovery_methods_register(registry, plugin, &self->limits, error);
+	return esd_discovery_methods_register(registry, plugin, &self->limits, self->cache, error);
 }
 
 static GOptionGroup *
@@ -99,6 +105,14 @@ esd_capability_discovery_plugin_get_option_group(ErpcPlugin *plugin)
 	     &self->max_root_bytes,
 	     N_("Bytes of files read per capability root (default 16777216)"),
 	     "BYTES"},
+	    {"discovery-cache-entries",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT,
+	     &self->cache_entries,
+	     N_("Answers kept until inotify reports a change in their files (default 1024, 0 "
+		"none)"),
+	     "N"},
 	    {NULL}};
 	GOptionGroup *group = g_option_group_new(
 	    "capability-discovery",
@@ -120,12 +134,18 @@ esd_capability_discovery_plugin_load_config(ErpcPlugin *plugin,
 					    GError **error)
 {
 	EsdCapabilityDiscoveryPlugin *self = ESD_CAPABILITY_DISCOVERY_PLUGIN(plugin);
+	/* in the order of esd_capability_discovery_keys: an int or an int64 each */
 	gint *const ints[] = {&self->max_roots,
 			      &self->max_depth,
 			      &self->max_directories,
-			      &self->max_entries};
-	gint64 *const int64s[] = {&self->max_file_bytes, &self->max_root_bytes};
+			      &self->max_entries,
+			      NULL,
+			      NULL,
+			      &self->cache_entries};
+	gint64 *const int64s[] =
+	    {NULL, NULL, NULL, NULL, &self->max_file_bytes, &self->max_root_bytes, NULL};
 
+	G_STATIC_ASSERT(G_N_ELEMENTS(ints) == G_N_ELEMENTS(esd_capability_discovery_keys) - 1);
 	erpc_plugin_check_config_keys(plugin, file, group, esd_capability_discovery_keys);
 	for (guint i = 0; esd_capability_discovery_keys[i] != NULL; i++) {
 		const gchar *key = esd_capability_discovery_keys[i];
@@ -135,7 +155,7 @@ esd_capability_discovery_plugin_load_config(ErpcPlugin *plugin,
 		if (!g_key_file_has_key(file, group, key, NULL))
 			continue;
 		value = g_key_file_get_int64(file, group, key, &error_local);
-		if (error_local == NULL && i < G_N_ELEMENTS(ints) &&
+		if (error_local == NULL && ints[i] != NULL &&
 		    (value < G_MININT || value > G_MAXINT))
 			g_set_error(&error_local,
 				    G_KEY_FILE_ERROR,
@@ -149,10 +169,10 @@ esd_capability_discovery_plugin_load_config(ErpcPlugin *plugin,
 						   key);
 			return FALSE;
 		}
-		if (i < G_N_ELEMENTS(ints))
+		if (ints[i] != NULL)
 			*ints[i] = (gint)value;
 		else
-			*int64s[i - G_N_ELEMENTS(ints)] = value;
+			*int64s[i] = value;
 	}
 	return TRUE;
 }
@@ -163,7 +183,8 @@ esd_capability_discovery_plugin_startup(ErpcPlugin *plugin, GError **error)
 	EsdCapabilityDiscoveryPlugin *self = ESD_CAPABILITY_DISCOVERY_PLUGIN(plugin);
 
 	if (self->max_roots < 0 || self->max_depth < 0 || self->max_directories < 1 ||
-	    self->max_entries < 1 || self->max_file_bytes < 0 || self->max_root_bytes < 0) {
+	    self->max_entries < 1 || self->max_file_bytes < 0 || self->max_root_bytes < 0 ||
+	    self->cache_entries < 0) {
 		g_set_error_literal(
 		    error,
 		    G_OPTION_ERROR,
@@ -178,6 +199,7 @@ esd_capability_discovery_plugin_startup(ErpcPlugin *plugin, GError **error)
 	self->limits.max_entries = (guint)self->max_entries;
 	self->limits.max_file_bytes = (gsize)self->max_file_bytes;
 	self->limits.max_root_bytes = (gsize)self->max_root_bytes;
+	esd_discovery_cache_set_max_entries(self->cache, (guint)self->cache_entries);
 	return TRUE;
 }
 
@@ -191,6 +213,17 @@ esd_capability_discovery_plugin_init(EsdCapabilityDiscoveryPlugin *self)
 	self->max_entries = (gint)self->limits.max_entries;
 	self->max_file_bytes = (gint64)self->limits.max_file_bytes;
 	self->max_root_bytes = (gint64)self->limits.max_root_bytes;
+	self->cache_entries = ESD_DISCOVERY_CACHE_ENTRIES_DEFAULT;
+	/* made here, as the methods registered at setup take it */
+	self->cache = esd_discovery_cache_new(self->cache_entries);
+}
+
+static void
+esd_capability_discovery_plugin_finalize(GObject *object)
+{
+	EsdCapabilityDiscoveryPlugin *self = ESD_CAPABILITY_DISCOVERY_PLUGIN(object);
+	g_clear_pointer(&self->cache, esd_discovery_cache_free);
+	G_OBJECT_CLASS(esd_capability_discovery_plugin_parent_class)->finalize(object);
 }
 
 static void
@@ -198,6 +231,7 @@ esd_capability_discovery_plugin_class_init(EsdCapabilityDiscoveryPluginClass *kl
 {
 	ErpcPluginClass *plugin_class = ERPC_PLUGIN_CLASS(klass);
 
+	G_OBJECT_CLASS(klass)->finalize = esd_capability_discovery_plugin_finalize;
 	plugin_class->setup = esd_capability_discovery_plugin_setup;
 	plugin_class->get_option_group = esd_capability_discovery_plugin_get_option_group;
 	plugin_class->load_config = esd_capability_discovery_plugin_load_config;

@@ -14,10 +14,12 @@
 /*
  * capabilityRoots/discoverV1 and capabilities/discoverV2. The params are
  * read on the main thread (their errors fail the call, as in the
- * reference); the file system work runs in a worker thread, each call
- * afresh (no cache, so a new or removed skill shows at the next call).
+ * reference); the file system work runs in a worker thread, and a new or
+ * removed skill shows at the next call.
  * Roots without a sandbox, or whose policy leaves the file system
- * unrestricted, are read by the daemon itself; the others go to the
+ * unrestricted, are read by the daemon itself, and their answers kept until
+ * inotify reports a change in what they were read from
+ * (esd-discovery-cache.c); the others go to the
  * sandboxed helper (esd-discovery-sandbox.c), one run for all the roots of
  * a call that share a policy. A helper that cannot run makes that root's
  * `error`, never an unsandboxed read.
@@ -26,6 +28,7 @@
 typedef struct {
 	ErpcPlugin *plugin; /* unowned: outlives its methods */
 	const EsdDiscoveryLimits *limits;
+	EsdDiscoveryCache *cache; /* unowned, as the limits */
 } EsdDiscoveryMethods;
 
 typedef struct {
@@ -42,6 +45,7 @@ typedef struct {
 	ErpcCall *call;
 	ErpcSandbox *service;
 	const EsdDiscoveryLimits *limits;
+	EsdDiscoveryCache *cache;
 	GPtrArray *roots; /* of EsdDiscoveryRootJob */
 	/* discoverV2 */
 	gchar *codex_home;
@@ -301,6 +305,38 @@ esd_discovery_v1_sandboxed(EsdDiscoveryJob *job, GPtrArray *group, GCancellable 
 	}
 }
 
+/* the limits as a cache key prefix */
+static gchar *
+esd_discovery_limits_key(const gchar *method, const EsdDiscoveryLimits *limits)
+{
+	return g_strdup_printf("%s\n%u %u %u %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT "\n",
+			       method,
+			       limits->max_depth,
+			       limits->max_directories,
+			       limits->max_entries,
+			       limits->max_file_bytes,
+			       limits->max_root_bytes);
+}
+
+/* an unsandboxed root, from the cache or read now (and kept) */
+static void
+esd_discovery_v1_direct(EsdDiscoveryJob *job, EsdDiscoveryRootJob *root, GString *body)
+{
+	g_autofree gchar *prefix = esd_discovery_limits_key("discoverV1", job->limits);
+	g_autofree gchar *key = g_strconcat(prefix, root->path, "\n", root->uri, NULL);
+	g_autofree gchar *cached = esd_discovery_cache_lookup(job->cache, key);
+	gboolean recording;
+
+	if (cached != NULL) {
+		g_string_append(body, cached);
+		return;
+	}
+	recording = esd_discovery_cache_begin(job->cache, key);
+	esd_discovery_v1_root(root->path, root->uri, job->limits, body);
+	if (recording)
+		esd_discovery_cache_commit(job->cache, body->str);
+}
+
 static void
 esd_discovery_v1_thread(GTask *task,
 			gpointer source_object,
@@ -350,7 +386,7 @@ esd_discovery_v1_thread(GTask *task,
 		else if (root->answer != NULL)
 			g_string_append(body, root->answer);
 		else
-			esd_discovery_v1_root(root->path, root->uri, job->limits, body);
+			esd_discovery_v1_direct(job, root, body);
 		g_string_append_c(out, ',');
 		g_string_append_len(out, body->str + 1, (gssize)body->len - 2);
 		erpc_json_writer_end_object(&writer);
@@ -437,6 +473,7 @@ esd_discovery_methods_v1(ErpcCall *call, JsonObject *params, gpointer user_data)
 	if (job->service != NULL)
 		g_object_ref(job->service);
 	job->limits = methods->limits;
+	job->cache = methods->cache;
 	job->roots = g_steal_pointer(&roots);
 	esd_discovery_start(job, esd_discovery_v1_thread);
 }
@@ -455,8 +492,25 @@ esd_discovery_v2_thread(GTask *task,
 	ErpcJsonWriter writer;
 
 	if (job->policy == NULL) {
-		out = erpc_call_result_string_new(4096);
+		g_autofree gchar *prefix = esd_discovery_limits_key("discoverV2", job->limits);
+		g_autofree gchar *key = g_strconcat(prefix,
+						    job->codex_home,
+						    "\n",
+						    job->home != NULL ? job->home : "",
+						    NULL);
+		g_autofree gchar *cached = esd_discovery_cache_lookup(job->cache, key);
+		gboolean recording;
+
+		out = erpc_call_result_string_new(cached != NULL ? strlen(cached) : 4096);
+		if (cached != NULL) {
+			g_string_append(out, cached);
+			g_task_return_pointer(task, out, NULL);
+			return;
+		}
+		recording = esd_discovery_cache_begin(job->cache, key);
 		esd_discovery_v2(job->codex_home, job->home, job->limits, out);
+		if (recording)
+			esd_discovery_cache_commit(job->cache, out->str);
 		g_task_return_pointer(task, out, NULL);
 		return;
 	}
@@ -539,6 +593,7 @@ esd_discovery_methods_v2(ErpcCall *call, JsonObject *params, gpointer user_data)
 	if (job->service != NULL)
 		g_object_ref(job->service);
 	job->limits = methods->limits;
+	job->cache = methods->cache;
 	job->codex_home = esd_discovery_codex_home();
 	job->home = g_strdup(g_get_home_dir());
 	job->policy = g_steal_pointer(&policy);
@@ -550,6 +605,7 @@ esd_discovery_methods_v2(ErpcCall *call, JsonObject *params, gpointer user_data)
  * @registry: the registry of the plugin's setup
  * @plugin: the plugin, which outlives the methods
  * @limits: the plugin's limits, read when a call runs
+ * @cache: the plugin's answers, which outlive the methods
  * @error: return location for a #GError, or %NULL
  *
  * Returns: %TRUE if both methods were registered
@@ -558,6 +614,7 @@ gboolean
 esd_discovery_methods_register(ErpcRegistry *registry,
 			       ErpcPlugin *plugin,
 			       const EsdDiscoveryLimits *limits,
+			       EsdDiscoveryCache *cache,
 			       GError **error)
 {
 	const ErpcMethodInfo methods[] = {
@@ -575,6 +632,7 @@ esd_discovery_methods_register(ErpcRegistry *registry,
 		EsdDiscoveryMethods *data = g_new0(EsdDiscoveryMethods, 1);
 		data->plugin = plugin;
 		data->limits = limits;
+		data->cache = cache;
 		if (!erpc_registry_add_method(registry, &methods[i], data, g_free, error))
 			return FALSE;
 	}

@@ -3,6 +3,7 @@
 
 #include <execrpc-plugin.h>
 
+#include "esd-discovery-cache.h"
 #include "esd-discovery-limits.h"
 
 G_BEGIN_DECLS
@@ -11,6 +12,7 @@ gboolean
 esd_discovery_methods_register(ErpcRegistry *registry,
 			       ErpcPlugin *plugin,
 			       const EsdDiscoveryLimits *limits,
+			       EsdDiscoveryCache *cache,
 			       GError **error);
 
 G_END_DECLS

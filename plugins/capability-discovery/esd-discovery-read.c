@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esd-discovery-cache.h"
 #include "esd-discovery-read.h"
 #include "esd-discovery-util.h"
 
@@ -95,6 +96,7 @@ esd_discovery_read_text(const gchar *path,
 	struct stat st;
 	gint fd;
 
+	esd_discovery_cache_note_path(path);
 	if (stat(path, &st) != 0) {
 		if (errno != ENOENT)
 			esd_discovery_warn_errno(warnings, "inspect", path, errno);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "esd-discovery-cache.h"
 #include "esd-discovery-manifest.h"
 #include "esd-discovery-read.h"
 #include "esd-discovery-util.h"
@@ -375,6 +376,7 @@ esd_discovery_v1_root(const gchar *path,
 	ErpcJsonWriter writer;
 	struct stat st;
 
+	esd_discovery_cache_note_path(path);
 	if (stat(path, &st) != 0) {
 		g_autofree gchar *message = esd_discovery_os_error(errno);
 		error = g_strdup_printf("failed to inspect capability root %s: %s", uri, message);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "esd-discovery-cache.h"
 #include "esd-discovery-manifest.h"
 #include "esd-discovery-read.h"
 #include "esd-discovery-skill.h"
@@ -142,6 +143,7 @@ esd_discovery_v2_skill_files(EsdDiscoveryV2 *v2, const gchar *dir)
 	GPtrArray *files = g_ptr_array_new_with_free_func(g_free);
 	struct stat st;
 
+	esd_discovery_cache_note_path(dir);
 	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
 		return files;
 	walk = esd_discovery_walk(dir, v2->limits);
@@ -187,11 +189,15 @@ static GPtrArray *
 esd_discovery_v2_subdirs(const gchar *dir)
 {
 	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GDir) handle = g_dir_open(dir, 0, NULL);
+	g_autoptr(GDir) handle = NULL;
+
+	esd_discovery_cache_note_path(dir);
+	handle = g_dir_open(dir, 0, NULL);
 	const gchar *name;
 
 	if (handle == NULL)
 		return names;
+	esd_discovery_cache_note_dir(dir);
 	while ((name = g_dir_read_name(handle)) != NULL) {
 		g_autofree gchar *path = g_build_filename(dir, name, NULL);
 		if (name[0] != '.' && g_file_test(path, G_FILE_TEST_IS_DIR))

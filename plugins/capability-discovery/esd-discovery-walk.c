@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "esd-discovery-cache.h"
 #include "esd-discovery-util.h"
 #include "esd-discovery-walk.h"
 
@@ -199,6 +200,7 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 	gint fd;
 	gint list_fd;
 
+	esd_discovery_cache_note_dir(dir->path);
 	fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		esd_discovery_walk_add_error(walk, dir->path, errno);

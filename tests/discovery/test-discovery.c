@@ -587,6 +587,10 @@ test_v2_fresh(Fx *fx)
 	put_path(skill, "---\ndescription: new\n---\n");
 	reply = conn_call(fx, fx->conn, V2, fx_json(fx, "{'cwd':@{}}"));
 	esd_assert_json_node_eq(esd_test_json_get(reply, "result.skills.0.name"), "\"new\"");
+	put_path(skill, "---\ndescription: changed\n---\n");
+	reply = conn_call(fx, fx->conn, V2, fx_json(fx, "{'cwd':@{}}"));
+	esd_assert_json_node_eq(esd_test_json_get(reply, "result.skills.0.description"),
+				"\"changed\"");
 	g_assert_cmpint(g_unlink(skill), ==, 0);
 	fx_expect(fx, V2, "{'cwd':@{}}", "{'plugins':[],'skills':[],'warnings':[]}");
 }
@@ -634,6 +638,90 @@ test_v2_sandbox(Fx *fx)
 	esd_assert_json_node_eq(esd_test_json_get(reply, "result.skills.1.name"), "\"secret\"");
 }
 
+/* the skills of @reply's first root as `path=contents` lines, and its namespace manifests */
+static const gchar *
+v1_summary(Fx *fx, JsonNode *reply)
+{
+	JsonNode *root = esd_test_json_get(reply, "result.roots.0");
+	JsonArray *skills = json_node_get_array(esd_test_json_get(root, "skills"));
+	JsonArray *manifests = json_node_get_array(esd_test_json_get(root, "namespaceManifests"));
+	GString *out = g_string_new(NULL);
+
+	for (guint i = 0; i < json_array_get_length(skills); i++) {
+		JsonNode *skill = json_array_get_element(skills, i);
+		const gchar *path = esd_test_json_get_string(skill, "instructions.path");
+		JsonNode *metadata = esd_test_json_get(skill, "metadata");
+		g_string_append_printf(out,
+				       "%s=%s%s\n",
+				       path + strlen("file://") + strlen(fx->dir) + 1,
+				       esd_test_json_get_string(skill, "instructions.contents"),
+				       JSON_NODE_HOLDS_NULL(metadata) ? "" : "+metadata");
+	}
+	for (guint i = 0; i < json_array_get_length(manifests); i++)
+		g_string_append_printf(
+		    out,
+		    "ns %s\n",
+		    esd_test_json_get_string(json_array_get_element(manifests, i), "path") +
+			strlen("file://") + strlen(fx->dir) + 1);
+	return fx_keep(fx, g_string_free(out, FALSE));
+}
+
+static const gchar *
+v1_call(Fx *fx)
+{
+	JsonNode *reply =
+	    conn_call(fx, fx->conn, V1, fx_json(fx, "{'roots':[{'id':'r','path':@{p/root}}]}"));
+	return v1_summary(fx, reply);
+}
+
+/* each change shows at the next call: contents, a new skill, metadata, an ancestor manifest, a link
+ */
+static void
+test_v1_fresh(Fx *fx)
+{
+	g_autofree gchar *link = NULL;
+
+	put(fx, "p/root/a/SKILL.md", "one");
+	put(fx, "other/o/SKILL.md", "other");
+	disk_mkdir(fx, "empty");
+	disk_symlink(fx, fx_path(fx, "empty"), "p/root/link");
+	g_assert_cmpstr(v1_call(fx), ==, "p/root/a/SKILL.md=one\n");
+	g_assert_cmpstr(v1_call(fx), ==, "p/root/a/SKILL.md=one\n");
+	put(fx, "p/root/a/SKILL.md", "two");
+	g_assert_cmpstr(v1_call(fx), ==, "p/root/a/SKILL.md=two\n");
+	put(fx, "p/root/b/c/SKILL.md", "new");
+	g_assert_cmpstr(v1_call(fx), ==, "p/root/a/SKILL.md=two\np/root/b/c/SKILL.md=new\n");
+	put(fx, "p/root/a/agents/openai.yaml", "{}");
+	g_assert_cmpstr(v1_call(fx),
+			==,
+			"p/root/a/SKILL.md=two+metadata\np/root/b/c/SKILL.md=new\n");
+	put(fx, "p/.codex-plugin/plugin.json", "{}");
+	g_assert_cmpstr(v1_call(fx),
+			==,
+			"p/root/a/SKILL.md=two+metadata\np/root/b/c/SKILL.md=new\nns "
+			"p/.codex-plugin/plugin.json\n");
+	link = g_strdup(fx_path(fx, "p/root/link"));
+	g_assert_cmpint(g_unlink(link), ==, 0);
+	disk_symlink(fx, fx_path(fx, "other"), "p/root/link");
+	g_assert_cmpstr(v1_call(fx),
+			==,
+			"p/root/a/SKILL.md=two+metadata\np/root/b/c/SKILL.md=new\np/root/link/o/"
+			"SKILL.md=other\n"
+			"ns p/.codex-plugin/plugin.json\n");
+	put(fx, "other/o/SKILL.md", "changed behind the link");
+	g_assert_cmpstr(v1_call(fx),
+			==,
+			"p/root/a/SKILL.md=two+metadata\np/root/b/c/SKILL.md=new\np/root/link/o/"
+			"SKILL.md=changed behind the "
+			"link\nns p/.codex-plugin/plugin.json\n");
+	rm_rf(fx_path(fx, "p/root/b"));
+	g_assert_cmpstr(
+	    v1_call(fx),
+	    ==,
+	    "p/root/a/SKILL.md=two+metadata\np/root/link/o/SKILL.md=changed behind the link\n"
+	    "ns p/.codex-plugin/plugin.json\n");
+}
+
 static const CaseDef cases[] = {
     {"capabilities", test_capabilities, CASE_NONE},
     {"v1-plugin", test_v1_plugin, CASE_NONE},
@@ -645,6 +733,7 @@ static const CaseDef cases[] = {
     {"v1-hostile-files", test_v1_hostile_files, CASE_NONE},
     {"v1-many-files", test_v1_many_files, CASE_BIG},
     {"v1-unreadable", test_v1_unreadable, CASE_NON_ROOT},
+    {"v1-fresh", test_v1_fresh, CASE_NONE},
     {"v1-sandbox", test_v1_sandbox, CASE_SANDBOX},
     {"v1-sandbox-empty", test_v1_sandbox_empty, CASE_SANDBOX},
     {"v1-sandbox-fail-closed", test_v1_sandbox_fail_closed, CASE_WS_ONLY},
