@@ -20,15 +20,18 @@
  * served only while no event touched what it was made of: events are read
  * at each lookup, under the lock, and make the answers they touch stale;
  * one arriving while an answer is computed makes it stale before it is
- * kept. A queue overflow, a watch that cannot be added (the inotify limits)
- * or a full cache drop everything. Inotify does not see changes made on
- * another machine (NFS): README.md says so.
+ * kept. A queue overflow or a full cache (entries, or 16384 directories
+ * watched: the user's inotify watches are shared with all they run) drop
+ * everything; an answer whose watch cannot be added is not kept. Inotify does not see changes made
+ * on another machine (NFS): README.md says so.
  */
 
 #define ESD_DISCOVERY_CACHE_MASK                                                                   \
 	(IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |             \
 	 IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)
 #define ESD_DISCOVERY_CACHE_MAX_WATCHERS 1000000
+/* directories watched at most: the user's inotify watches are shared with everything they run */
+#define ESD_DISCOVERY_CACHE_MAX_WATCHES 16384
 
 typedef struct {
 	gchar *key;
@@ -84,9 +87,10 @@ esd_discovery_watcher_free(gpointer data)
 static void
 esd_discovery_cache_reset(EsdDiscoveryCache *cache)
 {
+	/* the next answer to keep makes a new instance */
 	if (cache->fd >= 0)
 		close(cache->fd);
-	cache->fd = cache->max_entries > 0 ? inotify_init1(IN_NONBLOCK | IN_CLOEXEC) : -1;
+	cache->fd = -1;
 	g_hash_table_remove_all(cache->by_serial);
 	g_hash_table_remove_all(cache->entries);
 	g_hash_table_remove_all(cache->by_wd);
@@ -228,11 +232,16 @@ esd_discovery_cache_begin(EsdDiscoveryCache *cache, const gchar *key)
 	EsdDiscoveryRecording *recording;
 	EsdDiscoveryEntry *entry;
 
-	if (cache->fd < 0 || cache->max_entries == 0)
+	if (cache->max_entries == 0)
 		return FALSE;
 	if (g_hash_table_size(cache->entries) >= cache->max_entries ||
+	    g_hash_table_size(cache->by_wd) >= ESD_DISCOVERY_CACHE_MAX_WATCHES ||
 	    cache->watchers > ESD_DISCOVERY_CACHE_MAX_WATCHERS)
 		esd_discovery_cache_reset(cache);
+	if (cache->fd < 0)
+		cache->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (cache->fd < 0)
+		return FALSE;
 	entry = g_new0(EsdDiscoveryEntry, 1);
 	entry->key = g_strdup(key);
 	entry->serial = ++cache->next_serial;
@@ -268,7 +277,8 @@ esd_discovery_cache_commit(EsdDiscoveryCache *cache, const gchar *answer)
 	if (recording == NULL || recording->cache != cache)
 		return;
 	locker = g_mutex_locker_new(&cache->lock);
-	esd_discovery_cache_drain(cache);
+	if (cache->fd >= 0)
+		esd_discovery_cache_drain(cache);
 	/* still the cache's entry for its key, unless a reset dropped it */
 	entry = g_hash_table_lookup(cache->by_serial, &recording->serial);
 	if (entry != NULL) {
@@ -294,6 +304,10 @@ esd_discovery_cache_watch(EsdDiscoveryRecording *recording, const gchar *dir, co
 
 	if (recording->failed)
 		return;
+	if (cache->fd < 0 || g_hash_table_size(cache->by_wd) >= ESD_DISCOVERY_CACHE_MAX_WATCHES) {
+		recording->failed = TRUE;
+		return;
+	}
 	wd = inotify_add_watch(cache->fd, dir, ESD_DISCOVERY_CACHE_MASK);
 	if (wd < 0) {
 		/* ENOENT: the directory went away, which an event on its parent tells */

@@ -43,6 +43,7 @@ typedef struct {
 
 typedef struct {
 	ErpcCall *call;
+	ErpcPlugin *plugin; /* owns the limits and the cache: kept while the job runs */
 	ErpcSandbox *service;
 	const EsdDiscoveryLimits *limits;
 	EsdDiscoveryCache *cache;
@@ -72,6 +73,7 @@ esd_discovery_job_free(gpointer data)
 {
 	EsdDiscoveryJob *job = data;
 	g_object_unref(job->call);
+	g_object_unref(job->plugin);
 	g_clear_object(&job->service);
 	g_clear_pointer(&job->roots, g_ptr_array_unref);
 	g_free(job->codex_home);
@@ -469,6 +471,7 @@ esd_discovery_methods_v1(ErpcCall *call, JsonObject *params, gpointer user_data)
 	}
 	job = g_new0(EsdDiscoveryJob, 1);
 	job->call = g_object_ref(call);
+	job->plugin = g_object_ref(methods->plugin);
 	job->service = esd_discovery_service(methods);
 	if (job->service != NULL)
 		g_object_ref(job->service);
@@ -589,6 +592,7 @@ esd_discovery_methods_v2(ErpcCall *call, JsonObject *params, gpointer user_data)
 	}
 	job = g_new0(EsdDiscoveryJob, 1);
 	job->call = g_object_ref(call);
+	job->plugin = g_object_ref(methods->plugin);
 	job->service = esd_discovery_service(methods);
 	if (job->service != NULL)
 		g_object_ref(job->service);
