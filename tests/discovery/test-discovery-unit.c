@@ -78,6 +78,13 @@ fx_abs(Fixture *fx, const gchar *rel)
 	return g_build_filename(fx->dir, rel, NULL);
 }
 
+static void
+fx_symlink(Fixture *fx, const gchar *target, const gchar *rel)
+{
+	g_autofree gchar *path = fx_abs(fx, rel);
+	g_assert_cmpint(symlink(target, path), ==, 0);
+}
+
 /* the walk's files as paths relative to @root, joined with spaces */
 static gchar *
 walk_files(Fixture *fx, const gchar *root, const EsdDiscoveryLimits *limits, gboolean *truncated)
@@ -112,10 +119,10 @@ test_walk_order(Fixture *fx, gconstpointer data)
 	g_free(fx_put(fx, "r/B", "4"));
 	g_free(fx_put(fx, "out/o", "5"));
 	out = fx_abs(fx, "out");
-	g_assert_cmpint(symlink(out, g_build_filename(fx->dir, "r", "link", NULL)), ==, 0);
-	g_assert_cmpint(symlink("a", g_build_filename(fx->dir, "r", "again", NULL)), ==, 0);
-	g_assert_cmpint(symlink(".", g_build_filename(fx->dir, "r", "loop", NULL)), ==, 0);
-	g_assert_cmpint(symlink("c", g_build_filename(fx->dir, "r", "file-link", NULL)), ==, 0);
+	fx_symlink(fx, out, "r/link");
+	fx_symlink(fx, "a", "r/again");
+	fx_symlink(fx, ".", "r/loop");
+	fx_symlink(fx, "c", "r/file-link");
 	fifo = fx_abs(fx, "r/fifo");
 	g_assert_cmpint(mkfifo(fifo, 0644), ==, 0);
 	files = walk_files(fx, "r", &limits, NULL);
