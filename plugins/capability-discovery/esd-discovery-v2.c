@@ -20,7 +20,8 @@
  * `$CODEX_HOME/skills` (`codex-home-skills`, the `.system` skills below it
  * included) and `~/.agents/skills` (`user-agent-skills`); plugins are the
  * versions installed under `$CODEX_HOME/plugins/cache/<marketplace>/<plugin>/`,
- * the highest version of each. A skill is a `SKILL.md` whose YAML front
+ * the highest version of each, in id order, with the skills of the
+ * directory their manifest declares and of `skills/`. A skill is a `SKILL.md` whose YAML front
  * matter has a description; the name defaults to the skill's directory.
  * A skill that cannot be read or parsed is left out, and the answer then
  * carries the reference's one warning.
@@ -242,11 +243,9 @@ esd_discovery_v2_plugin(EsdDiscoveryV2 *v2,
 	g_autoptr(EsdDiscoveryText) manifest = NULL;
 	g_autoptr(EsdDiscoveryText) mcp = NULL;
 	g_autoptr(EsdDiscoveryText) apps = NULL;
-	g_autoptr(GPtrArray) skills = NULL;
 	g_auto(EsdDiscoveryManifest) declared = {0};
 	g_autofree gchar *id = g_strconcat(plugin, "@", marketplace, NULL);
 	g_autofree gchar *root_uri = esd_discovery_path_uri(root);
-	g_autofree gchar *skills_dir = NULL;
 	const gchar *name;
 	gsize budget = 0;
 
@@ -298,28 +297,66 @@ esd_discovery_v2_plugin(EsdDiscoveryV2 *v2,
 	erpc_json_writer_end_object(writer);
 	erpc_json_writer_member(writer, "skills");
 	erpc_json_writer_begin_array(writer);
-	skills_dir =
-	    g_build_filename(root, declared.skills != NULL ? declared.skills : "skills", NULL);
-	skills = esd_discovery_v2_skill_files(v2, skills_dir);
-	for (guint i = 0; i < skills->len; i++)
-		esd_discovery_v2_skill(v2,
-				       writer,
-				       g_ptr_array_index(skills, i),
-				       name,
-				       NULL,
-				       NULL,
-				       &budget);
+	/* the directory the manifest declares, then the default one */
+	for (guint d = 0; d < 2; d++) {
+		const gchar *rel = d == 0 ? declared.skills : "skills";
+		g_autoptr(GPtrArray) files = NULL;
+		g_autofree gchar *dir = NULL;
+
+		if (rel == NULL || (d == 1 && g_strcmp0(declared.skills, "skills") == 0))
+			continue;
+		dir = g_build_filename(root, rel, NULL);
+		files = esd_discovery_v2_skill_files(v2, dir);
+		for (guint i = 0; i < files->len; i++)
+			esd_discovery_v2_skill(v2,
+					       writer,
+					       g_ptr_array_index(files, i),
+					       name,
+					       NULL,
+					       NULL,
+					       &budget);
+	}
 	erpc_json_writer_end_array(writer);
 	erpc_json_writer_end_object(writer);
 	if (warnings->len > 0)
 		v2->incomplete = TRUE;
 }
 
+typedef struct {
+	gchar *id; /* `<plugin>@<marketplace>`, the order of the answer */
+	gchar *marketplace;
+	gchar *plugin;
+	gchar *version;
+	gchar *root;
+} EsdDiscoveryInstalled;
+
 static void
-esd_discovery_v2_plugins(EsdDiscoveryV2 *v2, ErpcJsonWriter *writer, const gchar *codex_home)
+esd_discovery_installed_free(gpointer data)
+{
+	EsdDiscoveryInstalled *installed = data;
+	g_free(installed->id);
+	g_free(installed->marketplace);
+	g_free(installed->plugin);
+	g_free(installed->version);
+	g_free(installed->root);
+	g_free(installed);
+}
+
+static gint
+esd_discovery_installed_cmp(gconstpointer a, gconstpointer b)
+{
+	const EsdDiscoveryInstalled *x = *(EsdDiscoveryInstalled *const *)a;
+	const EsdDiscoveryInstalled *y = *(EsdDiscoveryInstalled *const *)b;
+	return strcmp(x->id, y->id);
+}
+
+/* the highest version of each plugin under `plugins/cache/<marketplace>/<plugin>/`, by id */
+static GPtrArray *
+esd_discovery_v2_installed(const gchar *codex_home)
 {
 	g_autofree gchar *cache = g_build_filename(codex_home, "plugins", "cache", NULL);
 	g_autoptr(GPtrArray) marketplaces = esd_discovery_v2_subdirs(cache);
+	GPtrArray *installed = g_ptr_array_new_with_free_func(esd_discovery_installed_free);
 
 	for (guint i = 0; i < marketplaces->len; i++) {
 		const gchar *marketplace = g_ptr_array_index(marketplaces, i);
@@ -331,7 +368,7 @@ esd_discovery_v2_plugins(EsdDiscoveryV2 *v2, ErpcJsonWriter *writer, const gchar
 			g_autofree gchar *plugin_dir = g_build_filename(market_dir, plugin, NULL);
 			g_autoptr(GPtrArray) versions = esd_discovery_v2_subdirs(plugin_dir);
 			const gchar *best = NULL;
-			g_autofree gchar *root = NULL;
+			EsdDiscoveryInstalled *entry;
 
 			for (guint k = 0; k < versions->len; k++) {
 				const gchar *version = g_ptr_array_index(versions, k);
@@ -340,9 +377,32 @@ esd_discovery_v2_plugins(EsdDiscoveryV2 *v2, ErpcJsonWriter *writer, const gchar
 			}
 			if (best == NULL)
 				continue;
-			root = g_build_filename(plugin_dir, best, NULL);
-			esd_discovery_v2_plugin(v2, writer, marketplace, plugin, best, root);
+			entry = g_new0(EsdDiscoveryInstalled, 1);
+			entry->id = g_strconcat(plugin, "@", marketplace, NULL);
+			entry->marketplace = g_strdup(marketplace);
+			entry->plugin = g_strdup(plugin);
+			entry->version = g_strdup(best);
+			entry->root = g_build_filename(plugin_dir, best, NULL);
+			g_ptr_array_add(installed, entry);
 		}
+	}
+	g_ptr_array_sort(installed, esd_discovery_installed_cmp);
+	return installed;
+}
+
+static void
+esd_discovery_v2_plugins(EsdDiscoveryV2 *v2, ErpcJsonWriter *writer, const gchar *codex_home)
+{
+	g_autoptr(GPtrArray) installed = esd_discovery_v2_installed(codex_home);
+
+	for (guint i = 0; i < installed->len; i++) {
+		EsdDiscoveryInstalled *entry = g_ptr_array_index(installed, i);
+		esd_discovery_v2_plugin(v2,
+					writer,
+					entry->marketplace,
+					entry->plugin,
+					entry->version,
+					entry->root);
 	}
 }
 

@@ -575,6 +575,56 @@ test_v2_members(Fx *fx)
 	fx_expect(fx, V2, "{'cwd':@{}}", expected);
 }
 
+/* an installed plugin's members: its highest version, display name, declared files and skills */
+static void
+test_v2_plugins(Fx *fx)
+{
+	const gchar *cx = fresh_codex_home(fx);
+	g_autofree gchar *cx_uri = g_filename_to_uri(cx, NULL, NULL);
+	g_autofree gchar *expected = NULL;
+
+	put_home(
+	    fx,
+	    cx,
+	    "plugins/cache/m2/pl/10.0.0/.codex-plugin/plugin.json",
+	    "{\"name\":\"plname\",\"version\":\"9.9\",\"interface\":{\"displayName\":\"Nice\"},"
+	    "\"mcpServers\":\"./m.json\",\"apps\":\"./a.json\",\"skills\":\"./custom\"}");
+	put_home(fx, cx, "plugins/cache/m2/pl/10.0.0/m.json", "{}");
+	put_home(fx, cx, "plugins/cache/m2/pl/10.0.0/a.json", "[]");
+	put_home(fx,
+		 cx,
+		 "plugins/cache/m2/pl/10.0.0/custom/k/SKILL.md",
+		 "---\ndescription: custom\n---\n");
+	put_home(fx,
+		 cx,
+		 "plugins/cache/m2/pl/10.0.0/skills/d/SKILL.md",
+		 "---\ndescription: default\n---\n");
+	put_home(fx, cx, "plugins/cache/m2/pl/2.1.0/.codex-plugin/plugin.json", "{}");
+	put_home(fx, cx, "plugins/cache/m1/zz/1/.claude-plugin/plugin.json", "{\"name\":\"zz\"}");
+	expected = g_strdup_printf(
+	    "{'plugins':["
+	    "{'id':'pl@m2','displayName':'Nice','remotePluginId':null,'version':'10.0.0',"
+	    "'root':'%1$s/plugins/cache/m2/pl/10.0.0','files':{'manifest':{'path':"
+	    "'%1$s/plugins/cache/m2/pl/10.0.0/.codex-plugin/plugin.json','contents':"
+	    "'{\\'name\\':\\'plname\\',\\'version\\':\\'9.9\\',\\'interface\\':{\\'displayName\\':"
+	    "\\'Nice\\'},\\'mcpServers\\':\\'./m.json\\',\\'apps\\':\\'./a.json\\',\\'skills\\':"
+	    "\\'./custom\\'}'},"
+	    "'mcpConfig':{'path':'%1$s/plugins/cache/m2/pl/10.0.0/m.json','contents':'{}'},"
+	    "'appsConfig':{'path':'%1$s/plugins/cache/m2/pl/10.0.0/a.json','contents':'[]'}},"
+	    "'skills':[{'name':'plname:k','description':'custom','shortDescription':null,"
+	    "'path':'%1$s/plugins/cache/m2/pl/10.0.0/custom/k/SKILL.md','dependencies':null,"
+	    "'policy':null},{'name':'plname:d','description':'default','shortDescription':null,"
+	    "'path':'%1$s/plugins/cache/m2/pl/10.0.0/skills/d/SKILL.md','dependencies':null,"
+	    "'policy':null}]},"
+	    "{'id':'zz@m1','displayName':'zz','remotePluginId':null,'version':'1',"
+	    "'root':'%1$s/plugins/cache/m1/zz/1','files':{'manifest':{'path':"
+	    "'%1$s/plugins/cache/m1/zz/1/.claude-plugin/plugin.json','contents':"
+	    "'{\\'name\\':\\'zz\\'}'},'mcpConfig':null,'appsConfig':null},'skills':[]}],"
+	    "'skills':[],'warnings':[]}",
+	    cx_uri);
+	fx_expect(fx, V2, "{'cwd':@{}}", expected);
+}
+
 /* no stale listing: a skill added or removed shows at the next call */
 static void
 test_v2_fresh(Fx *fx)
@@ -738,6 +788,7 @@ static const CaseDef cases[] = {
     {"v1-sandbox-empty", test_v1_sandbox_empty, CASE_SANDBOX},
     {"v1-sandbox-fail-closed", test_v1_sandbox_fail_closed, CASE_WS_ONLY},
     {"v2-members", test_v2_members, CASE_NONE},
+    {"v2-plugins", test_v2_plugins, CASE_NONE},
     {"v2-fresh", test_v2_fresh, CASE_NONE},
     {"v2-errors", test_v2_errors, CASE_NONE},
     {"v2-sandbox", test_v2_sandbox, CASE_SANDBOX},
