@@ -21,6 +21,8 @@
 
 #define ESD_DISCOVERY_YAML_MAX_DEPTH 64
 #define ESD_DISCOVERY_YAML_MAX_NODES 100000
+/* the reference leaves out a skill with a longer name */
+#define ESD_DISCOVERY_SKILL_NAME_MAX 64
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(yaml_parser_t, yaml_parser_delete)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC(yaml_document_t, yaml_document_delete)
@@ -41,7 +43,7 @@ esd_discovery_yaml_is(const gchar *value, const gchar *const *words)
 
 /* a plain scalar as the core schema types it */
 static JsonNode *
-esd_discovery_yaml_scalar(const gchar *value, gsize len, gboolean plain)
+esd_discovery_yaml_scalar(const gchar *value, gsize len, gboolean plain, gboolean typed)
 {
 	static const gchar *const nulls[] = {"null", "Null", "NULL", "~", NULL};
 	static const gchar *const trues[] = {"true", "True", "TRUE", NULL};
@@ -50,6 +52,7 @@ esd_discovery_yaml_scalar(const gchar *value, gsize len, gboolean plain)
 
 	if (plain && (len == 0 || esd_discovery_yaml_is(value, nulls)))
 		return json_node_new(JSON_NODE_NULL);
+	plain = plain && typed;
 	if (plain && esd_discovery_yaml_is(value, trues))
 		return json_node_init_boolean(json_node_alloc(), TRUE);
 	if (plain && esd_discovery_yaml_is(value, falses))
@@ -70,6 +73,7 @@ esd_discovery_yaml_scalar(const gchar *value, gsize len, gboolean plain)
 typedef struct {
 	yaml_document_t *document;
 	guint nodes;
+	gboolean typed; /* plain scalars typed; else only nulls are, the rest stay text */
 } EsdDiscoveryYaml;
 
 static JsonNode *
@@ -87,8 +91,8 @@ esd_discovery_yaml_node(EsdDiscoveryYaml *yaml, yaml_node_t *node, guint depth, 
 	case YAML_SCALAR_NODE:
 		return esd_discovery_yaml_scalar((const gchar *)node->data.scalar.value,
 						 node->data.scalar.length,
-						 node->data.scalar.style ==
-						     YAML_PLAIN_SCALAR_STYLE);
+						 node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE,
+						 yaml->typed);
 	case YAML_SEQUENCE_NODE: {
 		g_autoptr(JsonArray) array = json_array_new();
 		for (yaml_node_item_t *item = node->data.sequence.items.start;
@@ -136,21 +140,13 @@ esd_discovery_yaml_node(EsdDiscoveryYaml *yaml, yaml_node_t *node, guint depth, 
 	}
 }
 
-/**
- * esd_discovery_yaml_parse:
- * @text: one YAML document
- * @len: its length
- * @error: return location for a #GError, or %NULL
- *
- * Returns: (transfer full): the document as JSON (`null` when empty), or
- *   %NULL with @error for malformed YAML
- */
-JsonNode *
-esd_discovery_yaml_parse(const gchar *text, gsize len, GError **error)
+/* the document as JSON, plain scalars typed or left as text */
+static JsonNode *
+esd_discovery_yaml_parse_full(const gchar *text, gsize len, gboolean typed, GError **error)
 {
 	g_auto(yaml_parser_t) parser = {0};
 	g_auto(yaml_document_t) document = {0};
-	EsdDiscoveryYaml yaml = {&document, 0};
+	EsdDiscoveryYaml yaml = {&document, 0, typed};
 	yaml_node_t *root;
 
 	if (!yaml_parser_initialize(&parser)) {
@@ -174,6 +170,21 @@ esd_discovery_yaml_parse(const gchar *text, gsize len, GError **error)
 	return esd_discovery_yaml_node(&yaml, root, 0, error);
 }
 
+/**
+ * esd_discovery_yaml_parse:
+ * @text: one YAML document
+ * @len: its length
+ * @error: return location for a #GError, or %NULL
+ *
+ * Returns: (transfer full): the document as JSON (`null` when empty), or
+ *   %NULL with @error for malformed YAML
+ */
+JsonNode *
+esd_discovery_yaml_parse(const gchar *text, gsize len, GError **error)
+{
+	return esd_discovery_yaml_parse_full(text, len, TRUE, error);
+}
+
 /* the end of the line at @p (its `\n` or the end of the text) */
 static const gchar *
 esd_discovery_line_end(const gchar *p, const gchar *end)
@@ -182,10 +193,12 @@ esd_discovery_line_end(const gchar *p, const gchar *end)
 	return nl != NULL ? nl : end;
 }
 
-/* whether the line [@p, @eol) is a `---` delimiter (trailing blanks and `\r` allowed) */
+/* whether the line [@p, @eol) is a `---` delimiter (blanks and `\r` around it allowed) */
 static gboolean
 esd_discovery_is_delimiter(const gchar *p, const gchar *eol)
 {
+	while (p < eol && (*p == ' ' || *p == '\t'))
+		p++;
 	if (eol - p < 3 || strncmp(p, "---", 3) != 0)
 		return FALSE;
 	for (p += 3; p < eol; p++) {
@@ -193,6 +206,24 @@ esd_discovery_is_delimiter(const gchar *p, const gchar *eol)
 			return FALSE;
 	}
 	return TRUE;
+}
+
+/* absent, null or a string (a scalar's text) */
+static gboolean
+esd_discovery_is_text(JsonNode *node)
+{
+	return node == NULL || JSON_NODE_HOLDS_NULL(node) ||
+	       (JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING);
+}
+
+/* the text of @node without the white space around it, or NULL */
+static gchar *
+esd_discovery_trimmed(JsonNode *node)
+{
+	if (node == NULL || !JSON_NODE_HOLDS_VALUE(node) ||
+	    json_node_get_value_type(node) != G_TYPE_STRING)
+		return NULL;
+	return g_strstrip(g_strdup(json_node_get_string(node)));
 }
 
 static gchar *
@@ -213,8 +244,12 @@ esd_discovery_string_member(JsonObject *obj, const gchar *member)
  * @meta: (out caller-allocates): its name, description and short description
  * @error: return location for a #GError, or %NULL
  *
+ * The reference's rules: scalars are read as their text, `name`,
+ * `description` and the short description are trimmed, the description
+ * must not be empty, the name at most 64 characters, `metadata` a mapping.
+ *
  * Returns: %FALSE when there is no front matter, it is not a YAML mapping,
- *   or it has no string `description`
+ *   or it breaks one of the rules
  */
 gboolean
 esd_discovery_front_matter_parse(const gchar *text,
@@ -229,6 +264,7 @@ esd_discovery_front_matter_parse(const gchar *text,
 	g_autoptr(JsonNode) root = NULL;
 	JsonObject *obj;
 	JsonNode *metadata;
+	JsonNode *description;
 	JsonNode *name;
 
 	memset(meta, 0, sizeof(*meta));
@@ -253,7 +289,8 @@ esd_discovery_front_matter_parse(const gchar *text,
 				    "the front matter is not closed");
 		return FALSE;
 	}
-	root = esd_discovery_yaml_parse(body, (gsize)(p - body), error);
+	/* as the reference reads them, a number or a boolean is its text */
+	root = esd_discovery_yaml_parse_full(body, (gsize)(p - body), FALSE, error);
 	if (root == NULL)
 		return FALSE;
 	if (!JSON_NODE_HOLDS_OBJECT(root)) {
@@ -265,17 +302,20 @@ esd_discovery_front_matter_parse(const gchar *text,
 	}
 	obj = json_node_get_object(root);
 	name = json_object_get_member(obj, "name");
-	if (name != NULL && !JSON_NODE_HOLDS_NULL(name) &&
-	    (!JSON_NODE_HOLDS_VALUE(name) || json_node_get_value_type(name) != G_TYPE_STRING)) {
+	description = json_object_get_member(obj, "description");
+	metadata = json_object_get_member(obj, "metadata");
+	if (!esd_discovery_is_text(name) || !esd_discovery_is_text(description) ||
+	    (metadata != NULL && !JSON_NODE_HOLDS_NULL(metadata) &&
+	     !JSON_NODE_HOLDS_OBJECT(metadata))) {
 		g_set_error_literal(error,
 				    ERPC_ERROR,
 				    ERPC_ERROR_INVALID_PARAMS,
-				    "`name` is not a string");
+				    "`name`, `description` or `metadata` has the wrong type");
 		return FALSE;
 	}
-	meta->name = esd_discovery_string_member(obj, "name");
-	meta->description = esd_discovery_string_member(obj, "description");
-	if (meta->description == NULL) {
+	meta->name = esd_discovery_trimmed(name);
+	meta->description = esd_discovery_trimmed(description);
+	if (meta->description == NULL || meta->description[0] == '\0') {
 		esd_discovery_skill_meta_clear(meta);
 		g_set_error_literal(error,
 				    ERPC_ERROR,
@@ -283,11 +323,21 @@ esd_discovery_front_matter_parse(const gchar *text,
 				    "missing field `description`");
 		return FALSE;
 	}
-	metadata = json_object_get_member(obj, "metadata");
-	if (metadata != NULL && JSON_NODE_HOLDS_OBJECT(metadata))
-		meta->short_description =
-		    esd_discovery_string_member(json_node_get_object(metadata),
-						"short-description");
+	if (meta->name != NULL && g_utf8_strlen(meta->name, -1) > ESD_DISCOVERY_SKILL_NAME_MAX) {
+		esd_discovery_skill_meta_clear(meta);
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "`name` is longer than %u characters",
+			    ESD_DISCOVERY_SKILL_NAME_MAX);
+		return FALSE;
+	}
+	if (metadata != NULL && JSON_NODE_HOLDS_OBJECT(metadata)) {
+		JsonNode *short_description =
+		    json_object_get_member(json_node_get_object(metadata), "short-description");
+		if (esd_discovery_is_text(short_description))
+			meta->short_description = esd_discovery_trimmed(short_description);
+	}
 	return TRUE;
 }
 

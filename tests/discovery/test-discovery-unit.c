@@ -338,11 +338,36 @@ test_front_matter(void)
 	     "s"},
 	    {"---\r\ndescription: \"quoted: yes\"\r\n---\r\n", TRUE, NULL, "quoted: yes", NULL},
 	    {"---\ndescription: d\n---", TRUE, NULL, "d", NULL},
-	    {"---\ndescription: |\n  two\n  lines\n---\n", TRUE, NULL, "two\nlines\n", NULL},
+	    {"---\ndescription: |\n  two\n  lines\n---\n", TRUE, NULL, "two\nlines", NULL},
 	    {"---\nname: [unclosed\n---\n", FALSE},
 	    {"---\nname: n\n---\n", FALSE},
-	    {"---\ndescription: 12\n---\n", FALSE},
-	    {"---\nname: 3\ndescription: d\n---\n", FALSE},
+	    /* the reference's rules: scalars as text, trimmed, no empty description, 64 characters
+	     */
+	    {"---\ndescription: 12\n---\n", TRUE, NULL, "12", NULL},
+	    {"---\nname: 3\ndescription: true\n---\n", TRUE, "3", "true", NULL},
+	    {"  ---  \nname: '  padded  '\ndescription: ' d '\nmetadata:\n  short-description: "
+	     "5\n---\n",
+	     TRUE,
+	     "padded",
+	     "d",
+	     "5"},
+	    {"---\nname: ~\ndescription: d\n---\n", TRUE, NULL, "d", NULL},
+	    {"---\ndescription: ''\n---\n", FALSE},
+	    {"---\ndescription: ~\n---\n", FALSE},
+	    {"---\ndescription: [a]\n---\n", FALSE},
+	    {"---\ndescription: d\nmetadata: [1]\n---\n", FALSE},
+	    {"---\nname: "
+	     "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\ndescription: "
+	     "d\n---\n",
+	     FALSE},
+	    {"---\nname: "
+	     "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn\ndescription: "
+	     "d\n---\n",
+	     TRUE,
+	     "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn",
+	     "d",
+	     NULL},
+	    {"\n---\ndescription: d\n---\n", FALSE},
 	    {"---\n- a\n---\n", FALSE},
 	    {"no front matter\n", FALSE},
 	    {"---\ndescription: never closed\n", FALSE},
