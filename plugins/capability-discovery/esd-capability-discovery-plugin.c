@@ -32,6 +32,7 @@ struct _EsdCapabilityDiscoveryPlugin {
 	gint max_entries;
 	gint64 max_file_bytes;
 	gint64 max_root_bytes;
+	gint64 max_answer_bytes;
 	gint cache_entries;
 };
 
@@ -44,6 +45,7 @@ static const gchar *const esd_capability_discovery_keys[] = {"discovery-max-root
 							     "discovery-max-file-bytes",
 							     "discovery-max-root-bytes",
 							     "discovery-cache-entries",
+							     "discovery-max-answer-bytes",
 							     NULL};
 
 static gboolean
@@ -105,6 +107,13 @@ esd_capability_discovery_plugin_get_option_group(ErpcPlugin *plugin)
 	     &self->max_root_bytes,
 	     N_("Bytes of files read per capability root (default 16777216)"),
 	     "BYTES"},
+	    {"discovery-max-answer-bytes",
+	     0,
+	     0,
+	     G_OPTION_ARG_INT64,
+	     &self->max_answer_bytes,
+	     N_("Largest discovery answer; roots beyond it get an error (default 268435456)"),
+	     "BYTES"},
 	    {"discovery-cache-entries",
 	     0,
 	     0,
@@ -141,9 +150,16 @@ esd_capability_discovery_plugin_load_config(ErpcPlugin *plugin,
 			      &self->max_entries,
 			      NULL,
 			      NULL,
-			      &self->cache_entries};
-	gint64 *const int64s[] =
-	    {NULL, NULL, NULL, NULL, &self->max_file_bytes, &self->max_root_bytes, NULL};
+			      &self->cache_entries,
+			      NULL};
+	gint64 *const int64s[] = {NULL,
+				  NULL,
+				  NULL,
+				  NULL,
+				  &self->max_file_bytes,
+				  &self->max_root_bytes,
+				  NULL,
+				  &self->max_answer_bytes};
 
 	G_STATIC_ASSERT(G_N_ELEMENTS(ints) == G_N_ELEMENTS(esd_capability_discovery_keys) - 1);
 	erpc_plugin_check_config_keys(plugin, file, group, esd_capability_discovery_keys);
@@ -184,7 +200,7 @@ esd_capability_discovery_plugin_startup(ErpcPlugin *plugin, GError **error)
 
 	if (self->max_roots < 0 || self->max_depth < 0 || self->max_directories < 1 ||
 	    self->max_entries < 1 || self->max_file_bytes < 0 || self->max_root_bytes < 0 ||
-	    self->cache_entries < 0) {
+	    self->max_answer_bytes < 0 || self->cache_entries < 0) {
 		g_set_error_literal(
 		    error,
 		    G_OPTION_ERROR,
@@ -199,6 +215,7 @@ esd_capability_discovery_plugin_startup(ErpcPlugin *plugin, GError **error)
 	self->limits.max_entries = (guint)self->max_entries;
 	self->limits.max_file_bytes = (gsize)self->max_file_bytes;
 	self->limits.max_root_bytes = (gsize)self->max_root_bytes;
+	self->limits.max_answer_bytes = (gsize)self->max_answer_bytes;
 	esd_discovery_cache_set_max_entries(self->cache, (guint)self->cache_entries);
 	return TRUE;
 }
@@ -213,6 +230,7 @@ esd_capability_discovery_plugin_init(EsdCapabilityDiscoveryPlugin *self)
 	self->max_entries = (gint)self->limits.max_entries;
 	self->max_file_bytes = (gint64)self->limits.max_file_bytes;
 	self->max_root_bytes = (gint64)self->limits.max_root_bytes;
+	self->max_answer_bytes = (gint64)self->limits.max_answer_bytes;
 	self->cache_entries = ESD_DISCOVERY_CACHE_ENTRIES_DEFAULT;
 	/* made here, as the methods registered at setup take it */
 	self->cache = esd_discovery_cache_new(self->cache_entries);

@@ -20,7 +20,8 @@
  * served only while no event touched what it was made of: events are read
  * at each lookup, under the lock, and make the answers they touch stale;
  * one arriving while an answer is computed makes it stale before it is
- * kept. A queue overflow or a full cache (entries, or 16384 directories
+ * kept. At most 64 MiB of answers are kept (none over 16 MiB). A queue
+ * overflow or a full cache (entries, half the bytes, or 16384 directories
  * watched: the user's inotify watches are shared with all they run) drop
  * everything; an answer whose watch cannot be added is not kept. Inotify does not see changes made
  * on another machine (NFS): README.md says so.
@@ -30,6 +31,8 @@
 	(IN_CREATE | IN_DELETE | IN_MODIFY | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB |             \
 	 IN_CLOSE_WRITE | IN_DELETE_SELF | IN_MOVE_SELF)
 #define ESD_DISCOVERY_CACHE_MAX_WATCHERS 1000000
+/* bytes of answers kept at most; a larger answer is not kept */
+#define ESD_DISCOVERY_CACHE_MAX_BYTES (64 * 1024 * 1024)
 /* directories watched at most: the user's inotify watches are shared with everything they run */
 #define ESD_DISCOVERY_CACHE_MAX_WATCHES 16384
 
@@ -52,6 +55,7 @@ struct _EsdDiscoveryCache {
 	guint max_entries;
 	guint64 next_serial;
 	guint watchers;
+	gsize bytes;	       /* of the answers kept */
 	GHashTable *entries;   /* key → EsdDiscoveryEntry */
 	GHashTable *by_serial; /* serial → EsdDiscoveryEntry, unowned */
 	GHashTable *by_wd;     /* wd → GPtrArray of EsdDiscoveryWatcher */
@@ -95,6 +99,7 @@ esd_discovery_cache_reset(EsdDiscoveryCache *cache)
 	g_hash_table_remove_all(cache->entries);
 	g_hash_table_remove_all(cache->by_wd);
 	cache->watchers = 0;
+	cache->bytes = 0;
 }
 
 /**
@@ -235,6 +240,7 @@ esd_discovery_cache_begin(EsdDiscoveryCache *cache, const gchar *key)
 	if (cache->max_entries == 0)
 		return FALSE;
 	if (g_hash_table_size(cache->entries) >= cache->max_entries ||
+	    cache->bytes >= ESD_DISCOVERY_CACHE_MAX_BYTES / 2 ||
 	    g_hash_table_size(cache->by_wd) >= ESD_DISCOVERY_CACHE_MAX_WATCHES ||
 	    cache->watchers > ESD_DISCOVERY_CACHE_MAX_WATCHERS)
 		esd_discovery_cache_reset(cache);
@@ -248,8 +254,11 @@ esd_discovery_cache_begin(EsdDiscoveryCache *cache, const gchar *key)
 	/* replaces an older answer, whose watchers then match nothing */
 	{
 		EsdDiscoveryEntry *old = g_hash_table_lookup(cache->entries, key);
-		if (old != NULL)
+		if (old != NULL) {
 			g_hash_table_remove(cache->by_serial, &old->serial);
+			if (old->answer != NULL)
+				cache->bytes -= strlen(old->answer);
+		}
 	}
 	g_hash_table_replace(cache->entries, entry->key, entry);
 	g_hash_table_insert(cache->by_serial, &entry->serial, entry);
@@ -282,11 +291,15 @@ esd_discovery_cache_commit(EsdDiscoveryCache *cache, const gchar *answer)
 	/* still the cache's entry for its key, unless a reset dropped it */
 	entry = g_hash_table_lookup(cache->by_serial, &recording->serial);
 	if (entry != NULL) {
-		if (recording->failed || entry->stale) {
+		gsize len = strlen(answer);
+
+		if (recording->failed || entry->stale || len > ESD_DISCOVERY_CACHE_MAX_BYTES / 4 ||
+		    cache->bytes + len > ESD_DISCOVERY_CACHE_MAX_BYTES) {
 			g_hash_table_remove(cache->by_serial, &entry->serial);
 			g_hash_table_remove(cache->entries, entry->key);
 		} else {
 			entry->answer = g_strdup(answer);
+			cache->bytes += len;
 		}
 	}
 	g_private_replace(&esd_discovery_recording, NULL);

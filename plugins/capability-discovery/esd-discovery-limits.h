@@ -12,15 +12,18 @@ G_BEGIN_DECLS
 #define ESD_DISCOVERY_MAX_ENTRIES_DEFAULT     20000
 #define ESD_DISCOVERY_MAX_FILE_BYTES_DEFAULT  (1024 * 1024)
 #define ESD_DISCOVERY_MAX_ROOT_BYTES_DEFAULT  (16 * 1024 * 1024)
+/* ours: what one answer may hold, so that 128 full roots do not make gigabytes */
+#define ESD_DISCOVERY_MAX_ANSWER_BYTES_DEFAULT (256 * 1024 * 1024)
 
 /* what one discovery may cost: per root for the walk and the reads */
 typedef struct {
-	guint max_roots;       /* roots per capabilityRoots/discoverV1 request */
-	guint max_depth;       /* directory levels below a root that are listed */
-	guint max_directories; /* directories listed per root */
-	guint max_entries;     /* directory entries seen per root */
-	gsize max_file_bytes;  /* one file read */
-	gsize max_root_bytes;  /* all the files read for one root */
+	guint max_roots;	/* roots per capabilityRoots/discoverV1 request */
+	guint max_depth;	/* directory levels below a root that are listed */
+	guint max_directories;	/* directories listed per root */
+	guint max_entries;	/* directory entries seen per root */
+	gsize max_file_bytes;	/* one file read */
+	gsize max_root_bytes;	/* all the files read for one root */
+	gsize max_answer_bytes; /* one call's answer */
 } EsdDiscoveryLimits;
 
 void

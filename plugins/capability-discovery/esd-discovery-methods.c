@@ -273,8 +273,8 @@ esd_discovery_v1_sandboxed(EsdDiscoveryJob *job, GPtrArray *group, GCancellable 
 	erpc_json_writer_end_array(&writer);
 	erpc_json_writer_end_object(&writer);
 
-	/* every file of a root JSON-escaped at worst, plus the warnings */
-	max_output = group->len * (job->limits->max_root_bytes * 6 + 16 * 1024 * 1024);
+	/* the group's answers are part of the call's */
+	max_output = job->limits->max_answer_bytes;
 	answer = esd_discovery_sandbox_run(job->service,
 					   first->policy,
 					   request->str,
@@ -311,13 +311,15 @@ esd_discovery_v1_sandboxed(EsdDiscoveryJob *job, GPtrArray *group, GCancellable 
 static gchar *
 esd_discovery_limits_key(const gchar *method, const EsdDiscoveryLimits *limits)
 {
-	return g_strdup_printf("%s\n%u %u %u %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT "\n",
+	return g_strdup_printf("%s\n%u %u %u %" G_GSIZE_FORMAT " %" G_GSIZE_FORMAT
+			       " %" G_GSIZE_FORMAT "\n",
 			       method,
 			       limits->max_depth,
 			       limits->max_directories,
 			       limits->max_entries,
 			       limits->max_file_bytes,
-			       limits->max_root_bytes);
+			       limits->max_root_bytes,
+			       limits->max_answer_bytes);
 }
 
 /* an unsandboxed root, from the cache or read now (and kept) */
@@ -383,12 +385,22 @@ esd_discovery_v1_thread(GTask *task,
 		erpc_json_writer_member_string(&writer, "path", root->uri);
 		/* the rest of the object, `{` dropped, spliced in as it is */
 		body = g_string_new(NULL);
+		if (root->error == NULL && root->answer == NULL &&
+		    out->len < job->limits->max_answer_bytes)
+			esd_discovery_v1_direct(job, root, body);
+		if (root->error == NULL && root->answer == NULL &&
+		    out->len + body->len > job->limits->max_answer_bytes) {
+			g_string_truncate(body, 0);
+			root->error = g_strdup_printf(
+			    "failed to inspect capability root %s: the discovery answer "
+			    "exceeds the %" G_GSIZE_FORMAT "-byte limit",
+			    root->uri,
+			    job->limits->max_answer_bytes);
+		}
 		if (root->error != NULL)
 			esd_discovery_v1_error(root->error, body);
 		else if (root->answer != NULL)
 			g_string_append(body, root->answer);
-		else
-			esd_discovery_v1_direct(job, root, body);
 		g_string_append_c(out, ',');
 		g_string_append_len(out, body->str + 1, (gssize)body->len - 2);
 		erpc_json_writer_end_object(&writer);
@@ -532,7 +544,7 @@ esd_discovery_v2_thread(GTask *task,
 	answer = esd_discovery_sandbox_run(job->service,
 					   job->policy,
 					   request->str,
-					   G_MAXINT32,
+					   job->limits->max_answer_bytes,
 					   cancellable,
 					   &error);
 	if (answer != NULL) {

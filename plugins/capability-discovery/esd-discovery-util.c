@@ -17,6 +17,7 @@ esd_discovery_limits_init(EsdDiscoveryLimits *limits)
 	limits->max_entries = ESD_DISCOVERY_MAX_ENTRIES_DEFAULT;
 	limits->max_file_bytes = ESD_DISCOVERY_MAX_FILE_BYTES_DEFAULT;
 	limits->max_root_bytes = ESD_DISCOVERY_MAX_ROOT_BYTES_DEFAULT;
+	limits->max_answer_bytes = ESD_DISCOVERY_MAX_ANSWER_BYTES_DEFAULT;
 }
 
 /*

@@ -490,6 +490,41 @@ test_v1_sandbox_fail_closed(Fx *fx)
 	esd_test_daemon_assert_exit_code(daemon, 0, 3000);
 }
 
+/* an answer is bounded: a root that would make it larger gets an error instead */
+static void
+test_v1_answer_limit(Fx *fx)
+{
+	const gchar *args[] = {"--discovery-max-answer-bytes=1000", NULL};
+	g_autoptr(EsdTestDaemon) daemon = NULL;
+	g_autofree gchar *big = g_strnfill(2000, 'x');
+	Conn *conn;
+	JsonNode *reply;
+
+	put(fx, "big/SKILL.md", big);
+	put(fx, "small/SKILL.md", "s");
+	daemon = esd_test_daemon_new_stdio(args);
+	conn = conn_new(ESD_TEST_PEER(daemon), NULL);
+	conn_initialize(fx, conn, NULL);
+	reply = conn_call(
+	    fx,
+	    conn,
+	    V1,
+	    fx_json(fx, "{'roots':[{'id':'b','path':@{big}},{'id':'s','path':@{small}}]}"));
+	esd_assert_json_node_eq(
+	    esd_test_json_get(reply, "result.roots.0"),
+	    fx_json(fx,
+		    "{'id':'b','path':@{big},'plugin':null,'skills':[],"
+		    "'namespaceManifests':[],'warnings':[],'error':'failed to inspect "
+		    "capability root file://%{big}: the discovery answer exceeds the "
+		    "1000-byte limit'}"));
+	esd_assert_json_node_eq(
+	    esd_test_json_get(reply, "result.roots.1.skills.0.instructions.contents"),
+	    "\"s\"");
+	conn_free(conn);
+	esd_test_daemon_send_signal(daemon, SIGTERM);
+	esd_test_daemon_assert_exit_code(daemon, 0, 3000);
+}
+
 /* an empty CODEX_HOME, for a case to fill */
 static const gchar *
 fresh_codex_home(Fx *fx)
@@ -787,6 +822,7 @@ static const CaseDef cases[] = {
     {"v1-sandbox", test_v1_sandbox, CASE_SANDBOX},
     {"v1-sandbox-empty", test_v1_sandbox_empty, CASE_SANDBOX},
     {"v1-sandbox-fail-closed", test_v1_sandbox_fail_closed, CASE_WS_ONLY},
+    {"v1-answer-limit", test_v1_answer_limit, CASE_WS_ONLY},
     {"v2-members", test_v2_members, CASE_NONE},
     {"v2-plugins", test_v2_plugins, CASE_NONE},
     {"v2-fresh", test_v2_fresh, CASE_NONE},
