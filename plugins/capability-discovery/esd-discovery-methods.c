@@ -341,6 +341,75 @@ esd_discovery_v1_direct(EsdDiscoveryJob *job, EsdDiscoveryRootJob *root, GString
 		esd_discovery_cache_commit(job->cache, body->str);
 }
 
+/* the unsandboxed roots, read by a few threads at once: file system latency overlaps */
+typedef struct {
+	EsdDiscoveryJob *job;
+	gint next;   /* the index of the next root to take */
+	gsize bytes; /* of the answers made, under lock */
+	GMutex lock;
+} EsdDiscoveryPool;
+
+#define ESD_DISCOVERY_MAX_THREADS 4
+
+static gpointer
+esd_discovery_v1_worker(gpointer data)
+{
+	EsdDiscoveryPool *pool = data;
+	GPtrArray *roots = pool->job->roots;
+
+	for (;;) {
+		guint i = (guint)g_atomic_int_add(&pool->next, 1);
+		EsdDiscoveryRootJob *root;
+		GString *body;
+		gboolean full;
+
+		if (i >= roots->len)
+			return NULL;
+		root = g_ptr_array_index(roots, i);
+		if (root->error != NULL || root->answer != NULL || root->policy != NULL)
+			continue;
+		/* past the answer limit, the root gets its error when the answer is put together */
+		g_mutex_lock(&pool->lock);
+		full = pool->bytes >= pool->job->limits->max_answer_bytes;
+		g_mutex_unlock(&pool->lock);
+		if (full)
+			continue;
+		body = g_string_new(NULL);
+		esd_discovery_v1_direct(pool->job, root, body);
+		g_mutex_lock(&pool->lock);
+		pool->bytes += body->len;
+		g_mutex_unlock(&pool->lock);
+		root->answer = g_string_free(body, FALSE);
+	}
+}
+
+static void
+esd_discovery_v1_direct_all(EsdDiscoveryJob *job)
+{
+	g_autoptr(GPtrArray) threads = g_ptr_array_new();
+	EsdDiscoveryPool pool = {job, 0, 0, {0}};
+	guint direct = 0;
+	guint n_threads;
+
+	for (guint i = 0; i < job->roots->len; i++) {
+		EsdDiscoveryRootJob *root = g_ptr_array_index(job->roots, i);
+		if (root->error == NULL && root->answer == NULL && root->policy == NULL)
+			direct++;
+	}
+	n_threads = MIN(MIN((guint)g_get_num_processors(), ESD_DISCOVERY_MAX_THREADS), direct);
+	g_mutex_init(&pool.lock);
+	for (guint i = 1; i < n_threads; i++) {
+		GThread *thread =
+		    g_thread_try_new("esd-discovery", esd_discovery_v1_worker, &pool, NULL);
+		if (thread != NULL)
+			g_ptr_array_add(threads, thread);
+	}
+	esd_discovery_v1_worker(&pool);
+	for (guint i = 0; i < threads->len; i++)
+		g_thread_join(g_ptr_array_index(threads, i));
+	g_mutex_clear(&pool.lock);
+}
+
 static void
 esd_discovery_v1_thread(GTask *task,
 			gpointer source_object,
@@ -370,6 +439,7 @@ esd_discovery_v1_thread(GTask *task,
 	}
 	for (guint i = 0; i < order->len; i++)
 		esd_discovery_v1_sandboxed(job, g_ptr_array_index(order, i), cancellable);
+	esd_discovery_v1_direct_all(job);
 
 	out = erpc_call_result_string_new(4096);
 	erpc_json_writer_init(&writer, out);
@@ -385,22 +455,20 @@ esd_discovery_v1_thread(GTask *task,
 		erpc_json_writer_member_string(&writer, "path", root->uri);
 		/* the rest of the object, `{` dropped, spliced in as it is */
 		body = g_string_new(NULL);
-		if (root->error == NULL && root->answer == NULL &&
-		    out->len < job->limits->max_answer_bytes)
-			esd_discovery_v1_direct(job, root, body);
-		if (root->error == NULL && root->answer == NULL &&
-		    out->len + body->len > job->limits->max_answer_bytes) {
-			g_string_truncate(body, 0);
+		/* a root left out by the workers, or one that does not fit */
+		if (root->error == NULL &&
+		    (root->answer == NULL ||
+		     out->len + strlen(root->answer) > job->limits->max_answer_bytes))
 			root->error = g_strdup_printf(
 			    "failed to inspect capability root %s: the discovery answer "
 			    "exceeds the %" G_GSIZE_FORMAT "-byte limit",
 			    root->uri,
 			    job->limits->max_answer_bytes);
-		}
 		if (root->error != NULL)
 			esd_discovery_v1_error(root->error, body);
-		else if (root->answer != NULL)
+		else
 			g_string_append(body, root->answer);
+		g_clear_pointer(&root->answer, g_free);
 		g_string_append_c(out, ',');
 		g_string_append_len(out, body->str + 1, (gssize)body->len - 2);
 		erpc_json_writer_end_object(&writer);
