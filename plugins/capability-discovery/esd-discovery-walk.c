@@ -21,8 +21,9 @@
  * anything else are not reported. Each directory is listed once, by
  * device and inode, so a link loop or a second link to one directory ends
  * there. Only the types from the directory entries and lstat() are looked
- * at, so a FIFO or a device is never opened. The walk stops, truncated,
- * after max-directories directories or max-entries entries.
+ * at, so a FIFO or a device is never opened. Both limits make the walk
+ * truncated: after max-entries entries it stops; past max-directories
+ * directories no more are queued, and those queued are still listed.
  */
 
 typedef struct {
@@ -186,8 +187,12 @@ esd_discovery_push(GQueue *queue, gchar *path, guint depth)
 	g_queue_push_tail(queue, dir);
 }
 
-/* lists one directory: its files into @walk, its directories onto @queue */
-static void
+/*
+ * lists one directory: its files into @walk, its directories onto @queue;
+ * FALSE when the entry limit is reached, which ends the walk (the
+ * directory limit only stops more directories from being queued)
+ */
+static gboolean
 esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 		       GHashTable *seen,
 		       GQueue *queue,
@@ -204,7 +209,7 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 	fd = open(dir->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		esd_discovery_walk_add_error(walk, dir->path, errno);
-		return;
+		return TRUE;
 	}
 	list_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	names =
@@ -212,7 +217,7 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 	if (names == NULL) {
 		esd_discovery_walk_add_error(walk, dir->path, errno);
 		close(fd);
-		return;
+		return TRUE;
 	}
 	g_ptr_array_sort(names, esd_discovery_entry_cmp);
 	for (guint i = 0; i < names->len; i++) {
@@ -223,7 +228,8 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 
 		if (++*entries > limits->max_entries) {
 			walk->truncated = TRUE;
-			break;
+			close(fd);
+			return FALSE;
 		}
 		type = esd_discovery_entry_type(fd, name, (guchar)entry[0], &st);
 		if (type == DT_REG) {
@@ -234,13 +240,15 @@ esd_discovery_walk_dir(EsdDiscoveryWalk *walk,
 			continue;
 		if (!esd_discovery_walk_first_visit(seen, &st))
 			continue;
-		if (++*directories > limits->max_directories) {
+		if (*directories >= limits->max_directories) {
 			walk->truncated = TRUE;
-			break;
+			continue;
 		}
+		++*directories;
 		esd_discovery_push(queue, esd_discovery_join(dir->path, name), dir->depth + 1);
 	}
 	close(fd);
+	return TRUE;
 }
 
 /**
@@ -269,10 +277,13 @@ esd_discovery_walk(const gchar *root, const EsdDiscoveryLimits *limits)
 	if (stat(root, &st) == 0)
 		esd_discovery_walk_first_visit(seen, &st);
 	esd_discovery_push(&queue, g_strdup(root), 0);
-	while (!g_queue_is_empty(&queue) && !walk->truncated) {
+	while (!g_queue_is_empty(&queue)) {
 		EsdDiscoveryDir *dir = g_queue_pop_head(&queue);
-		esd_discovery_walk_dir(walk, seen, &queue, dir, limits, &directories, &entries);
+		gboolean more =
+		    esd_discovery_walk_dir(walk, seen, &queue, dir, limits, &directories, &entries);
 		esd_discovery_dir_free(dir);
+		if (!more)
+			break;
 	}
 	g_queue_clear_full(&queue, esd_discovery_dir_free);
 	return walk;

@@ -161,6 +161,15 @@ test_walk_limits(Fixture *fx, gconstpointer data)
 	files = walk_files(fx, "r", &limits, &truncated);
 	g_assert_cmpstr(files, ==, "a b");
 	g_assert_true(truncated);
+	g_free(files);
+	/* past the directory limit no more are queued, and those queued are still listed */
+	g_free(fx_put(fx, "w/x/f1", "1"));
+	g_free(fx_put(fx, "w/y/f2", "2"));
+	g_free(fx_put(fx, "w/z/f3", "3"));
+	limits.max_directories = 3;
+	files = walk_files(fx, "w", &limits, &truncated);
+	g_assert_cmpstr(files, ==, "x/f1 y/f2");
+	g_assert_true(truncated);
 }
 
 static void
