@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc-plugin.h>
+
+G_BEGIN_DECLS
+
+GBytes *
+esd_discovery_sandbox_run(ErpcSandbox *service,
+			  ErpcSandboxPolicy *policy,
+			  const gchar *request,
+			  gsize max_output,
+			  GCancellable *cancellable,
+			  GError **error);
+
+G_END_DECLS
