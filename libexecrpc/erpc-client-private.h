@@ -24,6 +24,9 @@ _erpc_client_register_process(ErpcClient *self, ErpcClientProcess *process);
 void
 _erpc_client_unregister_process(ErpcClient *self, ErpcClientProcess *process);
 
+void
+_erpc_client_set_command_environment(ErpcClient *self, const gchar *const *envp, const gchar *cwd);
+
 /* erpc-client-process.c */
 void
 _erpc_client_process_notify(ErpcClientProcess *self, const gchar *method, JsonObject *params);

@@ -151,6 +151,7 @@ erpc_client_stop_attempts(ErpcClient *self)
 	}
 	g_clear_handle_id(&self->retry_id, g_source_remove);
 	g_clear_handle_id(&self->deadline_id, g_source_remove);
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
 }
 
 /* the connect task, with its cancellable's handler gone */
@@ -219,6 +220,7 @@ erpc_client_attempt_failed(ErpcClient *self, GError *error)
 {
 	g_autoptr(GError) reason = error;
 
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
 	erpc_client_drop_connection(self, TRUE);
 	if (self->state == ERPC_CLIENT_STATE_CONNECTING) {
 		erpc_client_give_up(self, g_steal_pointer(&reason));
@@ -257,6 +259,7 @@ erpc_client_attempt_succeeded(ErpcClient *self)
 	g_clear_object(&self->attempt_cancellable);
 	g_clear_handle_id(&self->retry_id, g_source_remove);
 	g_clear_handle_id(&self->deadline_id, g_source_remove);
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
 	_erpc_client_set_state(self, ERPC_CLIENT_STATE_READY);
 	_erpc_client_flush(self);
 	if (recovered)
@@ -278,6 +281,16 @@ erpc_client_initialize_cb(GObject *source, GAsyncResult *res, gpointer user_data
 
 	if (attempt->attempt != self->attempt)
 		return;
+	if (self->initialize_expired) {
+		self->initialize_expired = FALSE;
+		g_clear_error(&error);
+		g_clear_pointer(&result, json_node_unref);
+		error = g_error_new(ERPC_ERROR,
+				    ERPC_ERROR_TIMED_OUT,
+				    "%s did not answer within %u ms",
+				    self->url,
+				    self->initialize_timeout_ms);
+	}
 	if (result != NULL && !JSON_NODE_HOLDS_OBJECT(result))
 		g_set_error_literal(&error,
 				    ERPC_CLIENT_ERROR,
@@ -304,6 +317,22 @@ erpc_client_initialize_cb(GObject *source, GAsyncResult *res, gpointer user_data
 	initialized = erpc_message_new_notification("initialized", NULL);
 	erpc_connection_send(self->connection, initialized);
 	erpc_client_attempt_succeeded(self);
+}
+
+/* the server accepted the transport but does not answer: fail the handshake */
+static gboolean
+erpc_client_initialize_deadline_cb(gpointer user_data)
+{
+	ErpcClient *self = ERPC_CLIENT(user_data);
+
+	self->initialize_id = 0;
+	self->initialize_expired = TRUE;
+	g_object_ref(self);
+	erpc_client_drop_connection(self, TRUE);
+	/* fails initialize; its callback sees initialize_expired */
+	_erpc_client_requeue(self, FALSE);
+	g_object_unref(self);
+	return G_SOURCE_REMOVE;
 }
 
 static void
@@ -333,6 +362,12 @@ erpc_client_attempt_transport(ErpcClient *self, ErpcTransport *transport)
 	}
 	json_builder_end_object(builder);
 	params = json_builder_get_root(builder);
+	self->initialize_expired = FALSE;
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
+	if (self->initialize_timeout_ms > 0)
+		self->initialize_id = erpc_client_add_timeout(self,
+							      self->initialize_timeout_ms,
+							      erpc_client_initialize_deadline_cb);
 	_erpc_client_call_full(self,
 			       "initialize",
 			       params,
@@ -376,11 +411,21 @@ erpc_client_open_local(ErpcClient *self, GError **error)
 	ErpcTransport *transport;
 
 	if (self->kind == ERPC_CLIENT_KIND_COMMAND) {
+		g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		    G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+		for (guint i = 0; self->envp != NULL && self->envp[i] != NULL; i++) {
+			g_autofree gchar *name =
+			    g_strndup(self->envp[i], strcspn(self->envp[i], "="));
+			g_subprocess_launcher_setenv(launcher,
+						     name,
+						     self->envp[i] + strlen(name) + 1,
+						     TRUE);
+		}
+		if (self->cwd != NULL)
+			g_subprocess_launcher_set_cwd(launcher, self->cwd);
 		g_clear_object(&self->subprocess);
-		self->subprocess = g_subprocess_newv((const gchar *const *)self->argv,
-						     G_SUBPROCESS_FLAGS_STDIN_PIPE |
-							 G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-						     error);
+		self->subprocess =
+		    g_subprocess_launcher_spawnv(launcher, (const gchar *const *)self->argv, error);
 		if (self->subprocess == NULL) {
 			g_prefix_error(error, "failed to start %s: ", self->argv[0]);
 			return NULL;

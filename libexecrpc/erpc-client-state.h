@@ -8,9 +8,10 @@ G_BEGIN_DECLS
 
 /* the instance struct, shared by erpc-client.c (the object) and erpc-client-session.c */
 
-#define ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS	10000
-#define ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS 30000
-#define ERPC_CLIENT_MAX_MESSAGE_SIZE		(256 * 1024 * 1024)
+#define ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS	  10000
+#define ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS	  30000
+#define ERPC_CLIENT_DEFAULT_INITIALIZE_TIMEOUT_MS 10000
+#define ERPC_CLIENT_MAX_MESSAGE_SIZE		  (256 * 1024 * 1024)
 /* pause between recovery attempts: doubles from the first to the last */
 #define ERPC_CLIENT_RETRY_FIRST_MS 50
 #define ERPC_CLIENT_RETRY_MAX_MS   1000
@@ -26,6 +27,8 @@ struct _ErpcClient {
 	ErpcClientKind kind;
 	gchar *url;
 	gchar **argv;	   /* KIND_COMMAND */
+	gchar **envp;	   /* KIND_COMMAND: NAME=value added to its environment */
+	gchar *cwd;	   /* KIND_COMMAND: its working directory */
 	GIOStream *stream; /* KIND_STREAM, until the first connection takes it */
 	GSubprocess *subprocess;
 	gchar *client_name;
@@ -35,6 +38,7 @@ struct _ErpcClient {
 	GTlsDatabase *tls_database;
 	guint connect_timeout_ms;
 	guint recovery_timeout_ms;
+	guint initialize_timeout_ms;
 	gsize max_message_size;
 
 	GMainContext *context; /* the thread-default context at construction */
@@ -57,6 +61,8 @@ struct _ErpcClient {
 	GCancellable *attempt_cancellable;
 	guint retry_id;
 	guint deadline_id;
+	guint initialize_id;	     /* the initialize deadline */
+	gboolean initialize_expired; /* the handshake failed because of it */
 	guint retry_delay_ms;
 };
 

@@ -316,6 +316,53 @@ erpc_client_set_recovery_timeout(ErpcClient *self, guint timeout_ms)
 }
 
 /**
+ * erpc_client_set_initialize_timeout:
+ * @self: a #ErpcClient
+ * @timeout_ms: how long the server may take to answer `initialize`, 0 for
+ *   no limit
+ *
+ * Sets how long the handshake's `initialize` may wait for its answer once
+ * the transport is up (10 s by default, as Codex's
+ * `initialize_timeout_sec`). Past it the attempt fails with
+ * %ERPC_ERROR_TIMED_OUT.
+ *
+ * Since: 0.2
+ */
+void
+erpc_client_set_initialize_timeout(ErpcClient *self, guint timeout_ms)
+{
+	g_return_if_fail(ERPC_IS_CLIENT(self));
+	self->initialize_timeout_ms = timeout_ms;
+}
+
+/**
+ * erpc_client_get_initialize_timeout:
+ * @self: a #ErpcClient
+ *
+ * Gets how long `initialize` may take.
+ *
+ * Returns: the deadline in milliseconds, 0 for none
+ *
+ * Since: 0.2
+ */
+guint
+erpc_client_get_initialize_timeout(ErpcClient *self)
+{
+	g_return_val_if_fail(ERPC_IS_CLIENT(self), 0);
+	return self->initialize_timeout_ms;
+}
+
+/* a `program` environment's env and cwd, before connecting */
+void
+_erpc_client_set_command_environment(ErpcClient *self, const gchar *const *envp, const gchar *cwd)
+{
+	g_strfreev(self->envp);
+	self->envp = g_strdupv((gchar **)envp);
+	g_free(self->cwd);
+	self->cwd = g_strdup(cwd);
+}
+
+/**
  * erpc_client_get_recovery_timeout:
  * @self: a #ErpcClient
  *
@@ -546,6 +593,8 @@ erpc_client_finalize(GObject *object)
 	g_hash_table_unref(self->processes);
 	g_ptr_array_unref(self->headers);
 	g_strfreev(self->argv);
+	g_strfreev(self->envp);
+	g_free(self->cwd);
 	g_clear_object(&self->stream);
 	g_clear_object(&self->proxy_resolver);
 	g_clear_object(&self->tls_database);
@@ -569,6 +618,7 @@ erpc_client_init(ErpcClient *self)
 	self->next_id = 1;
 	self->connect_timeout_ms = ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS;
 	self->recovery_timeout_ms = ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS;
+	self->initialize_timeout_ms = ERPC_CLIENT_DEFAULT_INITIALIZE_TIMEOUT_MS;
 	self->max_message_size = ERPC_CLIENT_MAX_MESSAGE_SIZE;
 }
 

@@ -117,6 +117,10 @@ void
 erpc_client_set_recovery_timeout(ErpcClient *self, guint timeout_ms);
 guint
 erpc_client_get_recovery_timeout(ErpcClient *self);
+void
+erpc_client_set_initialize_timeout(ErpcClient *self, guint timeout_ms);
+guint
+erpc_client_get_initialize_timeout(ErpcClient *self);
 
 void
 erpc_client_connect_async(ErpcClient *self,

@@ -55,6 +55,12 @@ erpc_environment_manager_load_data(ErpcEnvironmentManager *self,
 				   const gchar *data,
 				   gssize len,
 				   GError **error);
+gchar *
+erpc_environment_manager_get_codex_home(void);
+gboolean
+erpc_environment_manager_load_codex_home(ErpcEnvironmentManager *self,
+					 const gchar *codex_home,
+					 GError **error);
 void
 erpc_environment_manager_set_local_command(ErpcEnvironmentManager *self, const gchar *const *argv);
 void
