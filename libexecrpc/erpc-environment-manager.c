@@ -366,14 +366,57 @@ erpc_environment_manager_get_status(ErpcEnvironmentManager *self, const gchar *i
 typedef struct {
 	ErpcClient *client;
 	gulong state_id;
+	GCancellable *cancellable;
+	gulong cancelled_id;
 } ErpcEnvironmentWait;
+
+static void
+erpc_environment_wait_stop(ErpcEnvironmentWait *wait)
+{
+	g_clear_signal_handler(&wait->state_id, wait->client);
+	if (wait->cancelled_id != 0)
+		g_cancellable_disconnect(wait->cancellable, wait->cancelled_id);
+	wait->cancelled_id = 0;
+}
 
 static void
 erpc_environment_wait_free(ErpcEnvironmentWait *wait)
 {
-	g_clear_signal_handler(&wait->state_id, wait->client);
+	erpc_environment_wait_stop(wait);
+	g_clear_object(&wait->cancellable);
 	g_object_unref(wait->client);
 	g_free(wait);
+}
+
+/* in the loop, not inside g_cancellable_cancel() */
+static gboolean
+erpc_environment_wait_cancelled_idle_cb(gpointer user_data)
+{
+	GTask *task = user_data;
+	ErpcEnvironmentWait *wait = g_task_get_task_data(task);
+
+	if (wait->state_id == 0)
+		return G_SOURCE_REMOVE;
+	erpc_environment_wait_stop(wait);
+	g_task_return_new_error(task,
+				G_IO_ERROR,
+				G_IO_ERROR_CANCELLED,
+				"waiting for the environment was cancelled");
+	/* the reference the state handler held */
+	g_object_unref(task);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+erpc_environment_wait_cancelled_cb(GCancellable *cancellable, GTask *task)
+{
+	g_autoptr(GSource) source = g_idle_source_new();
+
+	g_source_set_callback(source,
+			      erpc_environment_wait_cancelled_idle_cb,
+			      g_object_ref(task),
+			      g_object_unref);
+	g_source_attach(source, g_task_get_context(task));
 }
 
 static void
@@ -400,7 +443,7 @@ erpc_environment_manager_wait_state_cb(ErpcClient *client,
 
 	if (new_state != ERPC_CLIENT_STATE_READY && new_state != ERPC_CLIENT_STATE_DISCONNECTED)
 		return;
-	g_clear_signal_handler(&wait->state_id, wait->client);
+	erpc_environment_wait_stop(wait);
 	if (new_state == ERPC_CLIENT_STATE_READY)
 		g_task_return_pointer(task, g_object_ref(client), g_object_unref);
 	else
@@ -464,7 +507,17 @@ erpc_environment_manager_wait_until_ready_async(ErpcEnvironmentManager *self,
 		    g_signal_connect(client,
 				     "state-changed",
 				     G_CALLBACK(erpc_environment_manager_wait_state_cb),
-				     g_steal_pointer(&task));
+				     task);
+		if (cancellable != NULL) {
+			wait->cancellable = g_object_ref(cancellable);
+			wait->cancelled_id =
+			    g_cancellable_connect(cancellable,
+						  G_CALLBACK(erpc_environment_wait_cancelled_cb),
+						  task,
+						  NULL);
+		}
+		/* held by the state handler until it returns the task */
+		g_steal_pointer(&task);
 		break;
 	}
 }
