@@ -50,6 +50,7 @@ typedef struct {
 	GTlsDatabase *tls_database;
 	guint timeout_ms;
 	gsize max_message_size;
+	guint keepalive_ms;
 } ErpcClientWsOptions;
 
 void

@@ -67,6 +67,7 @@ _erpc_client_ws_options_new(ErpcClient *self)
 		options->tls_database = g_object_ref(self->tls_database);
 	options->timeout_ms = self->connect_timeout_ms;
 	options->max_message_size = self->max_message_size;
+	options->keepalive_ms = self->keepalive_ms;
 	return options;
 }
 
@@ -180,6 +181,14 @@ erpc_client_give_up(ErpcClient *self, GError *error)
 	_erpc_client_set_state(self, ERPC_CLIENT_STATE_DISCONNECTED);
 	_erpc_client_fail_all(self, reason);
 	if (connect_task != NULL)
+		_erpc_client_emit_attempt(self,
+					  g_error_matches(reason, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+					      ? ERPC_CLIENT_ATTEMPT_CANCELLED
+					      : ERPC_CLIENT_ATTEMPT_FAILED,
+					  reason);
+	else
+		_erpc_client_emit_disconnected(self, reason);
+	if (connect_task != NULL)
 		g_task_return_error(connect_task, g_error_copy(reason));
 	g_object_unref(self);
 }
@@ -261,6 +270,9 @@ erpc_client_attempt_succeeded(ErpcClient *self)
 	g_clear_handle_id(&self->deadline_id, g_source_remove);
 	g_clear_handle_id(&self->initialize_id, g_source_remove);
 	_erpc_client_set_state(self, ERPC_CLIENT_STATE_READY);
+	if (connect_task != NULL)
+		_erpc_client_emit_attempt(self, ERPC_CLIENT_ATTEMPT_SUCCEEDED, NULL);
+	_erpc_client_emit_ready(self);
 	_erpc_client_flush(self);
 	if (recovered)
 		_erpc_client_catch_up_processes(self);
@@ -608,6 +620,10 @@ erpc_client_connect_async(ErpcClient *self,
 		return;
 	}
 	_erpc_client_set_session(self, NULL, NULL);
+	self->connect_started = g_get_monotonic_time();
+	self->connect_observed = self->observe_next_connect;
+	self->observe_next_connect = TRUE;
+	self->established = FALSE;
 	self->connect_task = g_steal_pointer(&task);
 	if (cancellable != NULL)
 		self->connect_cancelled_id =
@@ -658,9 +674,118 @@ erpc_client_close(ErpcClient *self)
 		return;
 	erpc_client_stop_attempts(self);
 	erpc_client_drop_connection(self, FALSE);
+	self->quiet_disconnect = TRUE;
 	erpc_client_give_up(self,
 			    g_error_new(ERPC_CLIENT_ERROR,
 					ERPC_CLIENT_ERROR_DISCONNECTED,
 					"the connection to %s was closed",
 					self->url));
+	self->quiet_disconnect = FALSE;
+}
+
+static void
+erpc_client_refresh_status_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	g_autoptr(GTask) task = user_data;
+	GError *error = NULL;
+	g_autofree gchar *status = erpc_client_get_status_finish(ERPC_CLIENT(source), res, &error);
+
+	if (status == NULL) {
+		g_task_return_error(task, error);
+		return;
+	}
+	g_task_return_boolean(task, TRUE);
+}
+
+static void
+erpc_client_refresh_connect_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	g_autoptr(GTask) task = user_data;
+	ErpcClient *self = ERPC_CLIENT(source);
+	GCancellable *cancellable;
+	GError *error = NULL;
+
+	if (!erpc_client_connect_finish(self, res, &error)) {
+		g_task_return_error(task, error);
+		return;
+	}
+	/* a live answer, not the handshake's cached info */
+	cancellable = g_task_get_cancellable(task);
+	erpc_client_get_status_async(self,
+				     cancellable,
+				     erpc_client_refresh_status_cb,
+				     g_steal_pointer(&task));
+}
+
+/**
+ * erpc_client_refresh_async:
+ * @self: a #ErpcClient
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called once the new session answered `environment/status`
+ * @user_data: data for @callback
+ *
+ * Starts over with a new session, as Codex's explicit refresh after a
+ * planned replacement of the executor: the current connection (or the
+ * recovery under way) is dropped without waiting for it to give up,
+ * requests still waiting fail with %ERPC_CLIENT_ERROR_DISCONNECTED, a new
+ * connection is made and probed with `environment/status`. Neither
+ * #ErpcClient::disconnected nor #ErpcClient::connection-attempt is
+ * emitted for it; #ErpcClient::ready is. A client made for a stream
+ * cannot refresh.
+ *
+ * Since: 0.2
+ */
+void
+erpc_client_refresh_async(ErpcClient *self,
+			  GCancellable *cancellable,
+			  GAsyncReadyCallback callback,
+			  gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+
+	g_return_if_fail(ERPC_IS_CLIENT(self));
+	g_task_set_source_tag(task, erpc_client_refresh_async);
+	if (self->kind == ERPC_CLIENT_KIND_STREAM) {
+		g_task_return_new_error(task,
+					G_IO_ERROR,
+					G_IO_ERROR_NOT_SUPPORTED,
+					"a client of a stream cannot connect again");
+		return;
+	}
+	if (self->state != ERPC_CLIENT_STATE_DISCONNECTED || self->connection != NULL) {
+		erpc_client_stop_attempts(self);
+		erpc_client_drop_connection(self, FALSE);
+		self->quiet_disconnect = TRUE;
+		erpc_client_give_up(self,
+				    g_error_new(ERPC_CLIENT_ERROR,
+						ERPC_CLIENT_ERROR_DISCONNECTED,
+						"the session with %s was refreshed",
+						self->url));
+		self->quiet_disconnect = FALSE;
+	}
+	self->observe_next_connect = FALSE;
+	erpc_client_connect_async(self,
+				  cancellable,
+				  erpc_client_refresh_connect_cb,
+				  g_steal_pointer(&task));
+}
+
+/**
+ * erpc_client_refresh_finish:
+ * @self: a #ErpcClient
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_refresh_async().
+ *
+ * Returns: %TRUE if the new session is ready and answered
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_client_refresh_finish(ErpcClient *self, GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(ERPC_IS_CLIENT(self), FALSE);
+	g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+	return g_task_propagate_boolean(G_TASK(result), error);
 }

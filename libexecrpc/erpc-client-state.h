@@ -11,6 +11,7 @@ G_BEGIN_DECLS
 #define ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS	  10000
 #define ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS	  30000
 #define ERPC_CLIENT_DEFAULT_INITIALIZE_TIMEOUT_MS 10000
+#define ERPC_CLIENT_DEFAULT_KEEPALIVE_MS	  10000
 #define ERPC_CLIENT_MAX_MESSAGE_SIZE		  (256 * 1024 * 1024)
 /* pause between recovery attempts: doubles from the first to the last */
 #define ERPC_CLIENT_RETRY_FIRST_MS 50
@@ -39,6 +40,7 @@ struct _ErpcClient {
 	guint connect_timeout_ms;
 	guint recovery_timeout_ms;
 	guint initialize_timeout_ms;
+	guint keepalive_ms;
 	gsize max_message_size;
 
 	GMainContext *context; /* the thread-default context at construction */
@@ -56,6 +58,12 @@ struct _ErpcClient {
 	GHashTable *processes; /* processId → ErpcClientProcess, not owned */
 
 	GTask *connect_task;
+	gint64 connect_started;	       /* monotonic time connect_async() began */
+	gboolean connect_observed;     /* the attempt is reported: not a refresh's */
+	gboolean observe_next_connect; /* cleared by a refresh for its own connect */
+	gboolean established;	       /* ready since the last connect_async() */
+	gboolean quiet_disconnect;     /* close() and refresh are not a loss */
+	gint64 last_ready_time;	       /* monotonic time of the last accepted ready */
 	gulong connect_cancelled_id;
 	guint attempt; /* generation of the current connection attempt */
 	GCancellable *attempt_cancellable;
@@ -80,6 +88,12 @@ void
 _erpc_client_requeue(ErpcClient *self, gboolean keep);
 
 /* erpc-client.c */
+void
+_erpc_client_emit_attempt(ErpcClient *self, ErpcClientAttemptOutcome outcome, const GError *error);
+void
+_erpc_client_emit_ready(ErpcClient *self);
+void
+_erpc_client_emit_disconnected(ErpcClient *self, const GError *error);
 void
 _erpc_client_set_state(ErpcClient *self, ErpcClientState state);
 void

@@ -363,6 +363,44 @@ erpc_environment_manager_get_status(ErpcEnvironmentManager *self, const gchar *i
 	return entry != NULL ? erpc_environment_entry_status(entry) : ERPC_ENVIRONMENT_STATUS_IDLE;
 }
 
+/**
+ * erpc_environment_manager_get_last_ready:
+ * @self: a #ErpcEnvironmentManager
+ * @id: (nullable): an environment id, %NULL for the default one
+ * @ready_time: (out) (optional): when it was accepted, as
+ *   g_get_monotonic_time(); 0 if never
+ * @error: return location for a #GError, or %NULL
+ *
+ * Gets the last ready report the environment's client accepted: the
+ * EnvironmentInfo of its last successful handshake (first connection,
+ * recovery or refresh), without connecting.
+ *
+ * Returns: (transfer none) (nullable): the EnvironmentInfo, %NULL if the
+ *   environment was never ready (or @id is unknown, with @error set)
+ *
+ * Since: 0.2
+ */
+JsonObject *
+erpc_environment_manager_get_last_ready(ErpcEnvironmentManager *self,
+					const gchar *id,
+					gint64 *ready_time,
+					GError **error)
+{
+	ErpcEnvironmentEntry *entry;
+	gint64 when = 0;
+
+	g_return_val_if_fail(ERPC_IS_ENVIRONMENT_MANAGER(self), NULL);
+	if (ready_time != NULL)
+		*ready_time = 0;
+	entry = erpc_environment_manager_lookup(self, id, error);
+	if (entry == NULL || entry->client == NULL)
+		return NULL;
+	when = erpc_client_get_last_ready_time(entry->client);
+	if (ready_time != NULL)
+		*ready_time = when;
+	return when != 0 ? erpc_client_get_environment_info(entry->client) : NULL;
+}
+
 typedef struct {
 	ErpcClient *client;
 	gulong state_id;

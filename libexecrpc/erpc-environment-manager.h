@@ -82,6 +82,11 @@ erpc_environment_manager_get_environment(ErpcEnvironmentManager *self,
 					 GError **error);
 ErpcEnvironmentStatus
 erpc_environment_manager_get_status(ErpcEnvironmentManager *self, const gchar *id, GError **error);
+JsonObject *
+erpc_environment_manager_get_last_ready(ErpcEnvironmentManager *self,
+					const gchar *id,
+					gint64 *ready_time,
+					GError **error);
 void
 erpc_environment_manager_wait_until_ready_async(ErpcEnvironmentManager *self,
 						const gchar *id,

@@ -156,13 +156,14 @@ erpc_test_executor_message_cb(SoupWebsocketConnection *ws,
 						0);
 		return;
 	}
+	if (g_strcmp0(method, "environment/status") == 0) {
+		erpc_test_executor_send(ws,
+					id,
+					json_from_string("{\"status\":\"ready\"}", NULL),
+					0);
+		return;
+	}
 	erpc_test_executor_send(ws, id, NULL, -32601);
-}
-
-static void
-erpc_test_executor_closed_cb(SoupWebsocketConnection *ws, ErpcTestExecutor *self)
-{
-	g_ptr_array_remove(self->sockets, ws);
 }
 
 static void
@@ -177,7 +178,6 @@ erpc_test_executor_websocket_cb(SoupServer *server,
 	self->connections++;
 	g_ptr_array_add(self->sockets, g_object_ref(ws));
 	g_signal_connect(ws, "message", G_CALLBACK(erpc_test_executor_message_cb), self);
-	g_signal_connect(ws, "closed", G_CALLBACK(erpc_test_executor_closed_cb), self);
 }
 
 ErpcTestExecutor *
@@ -216,13 +216,17 @@ erpc_test_executor_get_url(ErpcTestExecutor *self)
 void
 erpc_test_executor_drop_all(ErpcTestExecutor *self)
 {
-	g_autoptr(GPtrArray) sockets = g_ptr_array_copy(self->sockets, NULL, NULL);
+	/* a copy of the list keeps its free function: take references */
+	g_autoptr(GPtrArray) sockets =
+	    g_ptr_array_copy(self->sockets, (GCopyFunc)(void (*)(void))g_object_ref, NULL);
 
 	for (guint i = 0; i < sockets->len; i++)
-		g_io_stream_close(
-		    soup_websocket_connection_get_io_stream(g_ptr_array_index(sockets, i)),
-		    NULL,
-		    NULL);
+		if (soup_websocket_connection_get_state(g_ptr_array_index(sockets, i)) ==
+		    SOUP_WEBSOCKET_STATE_OPEN)
+			g_io_stream_close(
+			    soup_websocket_connection_get_io_stream(g_ptr_array_index(sockets, i)),
+			    NULL,
+			    NULL);
 }
 
 void

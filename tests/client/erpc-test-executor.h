@@ -28,7 +28,7 @@ typedef struct {
 	JsonObject *last_params;
 	/* private */
 	gpointer server;
-	GPtrArray *sockets;
+	GPtrArray *sockets; /* every connection, open or not */
 	guint sessions;
 	guint16 port;
 } ErpcTestExecutor;
