@@ -453,6 +453,35 @@ test_retry_network(Fixture *fx, gconstpointer user_data)
 	g_assert_false(erpc_discovery_cache_take_recovered(fx->cache));
 }
 
+/* the application's network policy (its HTTP proxy) refuses the executor,
+ * then lets it through: the next snapshot goes through the proxy and works */
+static void
+test_retry_proxy_policy(Fixture *fx, gconstpointer user_data)
+{
+	const gchar *one[] = {"a:skill:/tmp/skill", NULL};
+	g_autoptr(ErpcTestProxy) proxy = erpc_test_proxy_new(0, TRUE);
+	g_autofree gchar *proxy_url =
+	    g_strdup_printf("http://127.0.0.1:%u", erpc_test_proxy_get_port(proxy));
+	g_autoptr(GProxyResolver) resolver = g_simple_proxy_resolver_new(proxy_url, NULL);
+	g_autofree gchar *target = g_strdup_printf("127.0.0.1:%u", fx->executor->port);
+	g_autoptr(JsonArray) failed = NULL;
+	g_autoptr(JsonArray) recovered = NULL;
+	ErpcClient *client = erpc_environment_manager_get_environment(fx->manager, "a", NULL);
+
+	erpc_client_set_proxy_resolver(client, resolver);
+	erpc_test_proxy_refuse(proxy, TRUE);
+	failed = snapshot(fx, one, NULL);
+	g_assert_nonnull(result_error(failed, 0));
+	g_assert_cmpuint(fx->executor->connections, ==, 0);
+	erpc_test_proxy_refuse(proxy, FALSE);
+	recovered = snapshot(fx, one, NULL);
+	g_assert_true(result_ok(recovered, 0, "skill"));
+	g_assert_cmpstr(erpc_test_proxy_get_connect_target(proxy), ==, target);
+	g_assert_true(erpc_discovery_cache_take_recovered(fx->cache));
+	/* the failed snapshot is still the failure it was */
+	g_assert_nonnull(result_error(failed, 0));
+}
+
 int
 main(int argc, char **argv)
 {
@@ -466,6 +495,7 @@ main(int argc, char **argv)
 	ADD("/execserverd/client-discovery/retry-new-session", test_retry_new_session);
 	ADD("/execserverd/client-discovery/retry-reconnect", test_retry_reconnect);
 	ADD("/execserverd/client-discovery/retry-network", test_retry_network);
+	ADD("/execserverd/client-discovery/retry-proxy-policy", test_retry_proxy_policy);
 #undef ADD
 	return g_test_run();
 }
