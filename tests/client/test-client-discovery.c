@@ -5,13 +5,16 @@
 
 #include "erpc-test-client.h"
 #include "erpc-test-executor.h"
+#include "erpc-test-ws-proxy.h"
 
 /*
  * Capability discovery on the client, against a scripted executor: the
  * capabilityDiscoverySandbox rule, the cache keyed by environment, roots
  * and sandbox, and its recoveries (a drop during the call, a session the
  * executor no longer knows, an environment that comes back, a network path
- * that is refused and then allowed), as Codex's environment-manager tests.
+ * that is refused and then allowed), as Codex's environment-manager tests;
+ * and the real daemon behind a WebSocket proxy that rewrites its
+ * capabilities and drops the connection on a discovery.
  */
 
 /* reads everything: the root special path */
@@ -186,6 +189,85 @@ test_sandbox_rule(void)
 	g_assert_cmpstr(json_object_get_string_member(executor->last_params, "cwd"),
 			==,
 			"file:///tmp");
+}
+
+static gboolean
+sent_by_proxy_is(ErpcTestWsProxy *proxy, const gchar *sandbox_json)
+{
+	JsonArray *roots = json_object_get_array_member(proxy->last_params, "roots");
+	JsonObject *root = json_array_get_object_element(roots, 0);
+	g_autoptr(JsonNode) expected = json_from_string(sandbox_json, NULL);
+
+	return json_object_has_member(root, "sandbox") &&
+	       json_node_equal(json_object_get_member(root, "sandbox"), expected);
+}
+
+/* the real daemon behind a proxy that says it lacks capabilityDiscoverySandbox,
+ * as Codex's test: full-disk reads go through unchanged, restricted reads
+ * never leave the client */
+static void
+test_proxy_sandbox_rule(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_ws(NULL);
+	g_autoptr(ErpcTestWsProxy) proxy = erpc_test_ws_proxy_new(esd_test_daemon_get_url(daemon));
+	g_autofree gchar *url = NULL;
+	g_autoptr(ErpcClient) client = NULL;
+	g_autoptr(GAsyncResult) res = NULL;
+	g_autoptr(JsonObject) info = NULL;
+	g_autoptr(JsonArray) roots = NULL;
+	g_autoptr(GError) error = NULL;
+	GAsyncResult *slot = NULL;
+	gboolean value = TRUE;
+
+	erpc_test_ws_proxy_rewrite(proxy, "capabilityDiscoverySandbox", FALSE);
+	url = erpc_test_ws_proxy_get_url(proxy);
+	client = erpc_client_new(url);
+	erpc_test_connect(client);
+	g_assert_true(erpc_json_get_boolean(
+	    json_object_get_object_member(erpc_client_get_environment_info(client), "capabilities"),
+	    "capabilityDiscoverySandbox",
+	    TRUE,
+	    &value,
+	    NULL));
+	g_assert_false(value);
+	erpc_client_get_info_async(client, NULL, erpc_test_result_cb, &slot);
+	res = erpc_test_wait(&slot);
+	info = erpc_client_get_info_finish(client, res, &error);
+	g_assert_no_error(error);
+	g_assert_false(
+	    json_object_get_boolean_member(json_object_get_object_member(info, "capabilities"),
+					   "capabilityDiscoverySandbox"));
+
+	/* whatever the daemon answers, the request went out as it was */
+	roots = discover(client, full_read_sandbox, NULL);
+	g_assert_cmpuint(proxy->discovers, ==, 1);
+	g_assert_true(sent_by_proxy_is(proxy, full_read_sandbox));
+	g_clear_pointer(&roots, json_array_unref);
+	roots = discover(client, restricted_sandbox, &error);
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED);
+	g_assert_cmpuint(proxy->discovers, ==, 1);
+}
+
+/* the proxy drops the connection when discovery reaches it: the client
+ * resumes its session with the real daemon and the call reaches it again */
+static void
+test_proxy_drop(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_ws(NULL);
+	g_autoptr(ErpcTestWsProxy) proxy = erpc_test_ws_proxy_new(esd_test_daemon_get_url(daemon));
+	g_autofree gchar *url = erpc_test_ws_proxy_get_url(proxy);
+	g_autoptr(ErpcClient) client = erpc_client_new(url);
+	g_autoptr(JsonArray) roots = NULL;
+	g_autofree gchar *session = NULL;
+
+	erpc_test_connect(client);
+	session = g_strdup(erpc_client_get_session_id(client));
+	proxy->drop_discovers = 1;
+	roots = discover(client, NULL, NULL);
+	g_assert_cmpuint(proxy->discovers, ==, 2);
+	g_assert_cmpuint(proxy->connections, ==, 2);
+	g_assert_cmpstr(erpc_client_get_session_id(client), ==, session);
+	g_assert_cmpint(erpc_client_get_state(client), ==, ERPC_CLIENT_STATE_READY);
 }
 
 typedef struct {
@@ -488,6 +570,9 @@ main(int argc, char **argv)
 	erpc_test_init(&argc, &argv);
 	g_test_add_func("/execserverd/client-discovery/reads-everything", test_reads_everything);
 	g_test_add_func("/execserverd/client-discovery/sandbox-rule", test_sandbox_rule);
+	g_test_add_func("/execserverd/client-discovery/proxy-sandbox-rule",
+			test_proxy_sandbox_rule);
+	g_test_add_func("/execserverd/client-discovery/proxy-drop", test_proxy_drop);
 #define ADD(name, func) g_test_add(name, Fixture, NULL, fixture_setup, func, fixture_teardown)
 	ADD("/execserverd/client-discovery/cache-key", test_cache_key);
 	ADD("/execserverd/client-discovery/mismatch", test_mismatch);
