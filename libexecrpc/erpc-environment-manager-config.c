@@ -15,7 +15,7 @@
 
 G_DEFINE_TYPE(ErpcEnvironmentManager, erpc_environment_manager, G_TYPE_OBJECT)
 
-enum { SIGNAL_STATUS_CHANGED, SIGNAL_LAST };
+enum { SIGNAL_STATUS_CHANGED, SIGNAL_CONNECTION_ATTEMPT, SIGNAL_LAST };
 static guint erpc_environment_manager_signals[SIGNAL_LAST] = {0};
 
 void
@@ -24,6 +24,22 @@ _erpc_environment_manager_emit_status(ErpcEnvironmentManager *self,
 				      ErpcEnvironmentStatus status)
 {
 	g_signal_emit(self, erpc_environment_manager_signals[SIGNAL_STATUS_CHANGED], 0, id, status);
+}
+
+void
+_erpc_environment_manager_emit_attempt(ErpcEnvironmentManager *self,
+				       const gchar *id,
+				       guint64 elapsed_us,
+				       ErpcClientAttemptOutcome outcome,
+				       const GError *error)
+{
+	g_signal_emit(self,
+		      erpc_environment_manager_signals[SIGNAL_CONNECTION_ATTEMPT],
+		      0,
+		      id,
+		      elapsed_us,
+		      outcome,
+		      error);
 }
 
 static ErpcEnvironmentEntry *
@@ -889,6 +905,34 @@ erpc_environment_manager_class_init(ErpcEnvironmentManagerClass *klass)
 	 *
 	 * Since: 0.1
 	 */
+	/**
+	 * ErpcEnvironmentManager::connection-attempt:
+	 * @self: the manager
+	 * @id: the environment
+	 * @elapsed_us: how long the attempt took, in microseconds
+	 * @outcome: the #ErpcClientAttemptOutcome
+	 * @error: (nullable): why it failed
+	 *
+	 * Emitted when an initial connection attempt of an environment's client
+	 * ends (#ErpcClient::connection-attempt): the observer Codex's
+	 * environment manager gives each environment.
+	 *
+	 * Since: 0.2
+	 */
+	erpc_environment_manager_signals[SIGNAL_CONNECTION_ATTEMPT] =
+	    g_signal_new("connection-attempt",
+			 G_TYPE_FROM_CLASS(klass),
+			 G_SIGNAL_RUN_LAST,
+			 0,
+			 NULL,
+			 NULL,
+			 NULL,
+			 G_TYPE_NONE,
+			 4,
+			 G_TYPE_STRING,
+			 G_TYPE_UINT64,
+			 ERPC_TYPE_CLIENT_ATTEMPT_OUTCOME,
+			 G_TYPE_ERROR);
 	erpc_environment_manager_signals[SIGNAL_STATUS_CHANGED] =
 	    g_signal_new("status-changed",
 			 G_TYPE_FROM_CLASS(klass),

@@ -52,6 +52,13 @@ _erpc_environment_manager_emit_status(ErpcEnvironmentManager *self,
 				      const gchar *id,
 				      ErpcEnvironmentStatus status);
 
+void
+_erpc_environment_manager_emit_attempt(ErpcEnvironmentManager *self,
+				       const gchar *id,
+				       guint64 elapsed_us,
+				       ErpcClientAttemptOutcome outcome,
+				       const GError *error);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ErpcEnvironmentEntry, _erpc_environment_entry_free)
 
 G_END_DECLS

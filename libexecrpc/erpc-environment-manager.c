@@ -230,6 +230,20 @@ erpc_environment_manager_client_state_cb(ErpcClient *client,
 					      erpc_environment_entry_status(entry));
 }
 
+static void
+erpc_environment_manager_client_attempt_cb(ErpcClient *client,
+					   guint64 elapsed_us,
+					   ErpcClientAttemptOutcome outcome,
+					   const GError *error,
+					   ErpcEnvironmentEntry *entry)
+{
+	_erpc_environment_manager_emit_attempt(entry->manager,
+					       entry->id,
+					       elapsed_us,
+					       outcome,
+					       error);
+}
+
 static gboolean
 erpc_environment_entry_configure(ErpcEnvironmentEntry *entry, ErpcClient *client, GError **error)
 {
@@ -335,6 +349,10 @@ erpc_environment_manager_get_environment(ErpcEnvironmentManager *self,
 	g_signal_connect(client,
 			 "state-changed",
 			 G_CALLBACK(erpc_environment_manager_client_state_cb),
+			 entry);
+	g_signal_connect(client,
+			 "connection-attempt",
+			 G_CALLBACK(erpc_environment_manager_client_attempt_cb),
 			 entry);
 	entry->client = g_steal_pointer(&client);
 	return entry->client;

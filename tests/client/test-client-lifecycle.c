@@ -177,6 +177,17 @@ test_attempts(void)
 	seen_clear(cancelled, &seen_cancelled);
 }
 
+static void
+manager_attempt_cb(ErpcEnvironmentManager *manager,
+		   const gchar *id,
+		   guint64 elapsed_us,
+		   ErpcClientAttemptOutcome outcome,
+		   const GError *error,
+		   GString *seen)
+{
+	g_string_append_printf(seen, "%s:%d ", id, (gint)outcome);
+}
+
 /* recovering is not disconnected: only a recovery that fails is */
 static void
 test_disconnected(void)
@@ -190,9 +201,14 @@ test_disconnected(void)
 	g_autoptr(ErpcClient) client = NULL;
 	GAsyncResult *slot = NULL;
 	gint64 ready_time = 0;
+	g_autoptr(GString) manager_attempts = g_string_new(NULL);
 	Seen seen = {0};
 
 	g_variant_builder_add(&builder, "{sv}", "url", g_variant_new_string(url));
+	g_signal_connect(manager,
+			 "connection-attempt",
+			 G_CALLBACK(manager_attempt_cb),
+			 manager_attempts);
 	g_assert_true(erpc_environment_manager_upsert(manager,
 						      "exec",
 						      g_variant_builder_end(&builder),
@@ -210,6 +226,7 @@ test_disconnected(void)
 	g_assert_nonnull(
 	    erpc_environment_manager_get_last_ready(manager, "exec", &ready_time, NULL));
 	g_assert_cmpint(ready_time, ==, erpc_client_get_last_ready_time(client));
+	g_assert_cmpstr(manager_attempts->str, ==, "exec:0 ");
 	watch(client, &seen);
 
 	erpc_test_executor_drop_all(executor);
@@ -227,8 +244,9 @@ test_disconnected(void)
 	g_assert_cmpint(erpc_environment_manager_get_status(manager, "exec", NULL),
 			==,
 			ERPC_ENVIRONMENT_STATUS_DISCONNECTED);
-	/* the last accepted report stays */
+	/* the last accepted report stays; recoveries are no initial attempts */
 	g_assert_nonnull(erpc_environment_manager_get_last_ready(manager, "exec", NULL, NULL));
+	g_assert_cmpstr(manager_attempts->str, ==, "exec:0 ");
 
 	/* closing is not a loss */
 	executor->refuse_resume = FALSE;
@@ -236,6 +254,8 @@ test_disconnected(void)
 	erpc_client_close(client);
 	g_assert_cmpuint(seen.disconnected, ==, 1);
 	seen_clear(client, &seen);
+	g_assert_cmpstr(manager_attempts->str, ==, "exec:0 exec:0 ");
+	g_signal_handlers_disconnect_by_data(manager, manager_attempts);
 }
 
 /* a refresh starts a new session at once, reports it ready, and is no loss */
