@@ -28,6 +28,9 @@ _erpc_client_keep_process(ErpcClient *self, ErpcClientProcess *process);
 void
 _erpc_client_release_process(ErpcClient *self, ErpcClientProcess *process);
 
+void
+_erpc_client_set_command_environment(ErpcClient *self, const gchar *const *envp, const gchar *cwd);
+
 /* erpc-client-process.c */
 void
 _erpc_client_process_notify(ErpcClientProcess *self, const gchar *method, JsonObject *params);
@@ -51,6 +54,7 @@ typedef struct {
 	GTlsDatabase *tls_database;
 	guint timeout_ms;
 	gsize max_message_size;
+	guint keepalive_ms;
 } ErpcClientWsOptions;
 
 void

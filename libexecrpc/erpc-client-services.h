@@ -35,6 +35,16 @@ erpc_client_discover_capability_roots_async(ErpcClient *self,
 					    GCancellable *cancellable,
 					    GAsyncReadyCallback callback,
 					    gpointer user_data);
+void
+erpc_client_discover_capability_roots_sandboxed_async(ErpcClient *self,
+						      const gchar *const *ids,
+						      const gchar *const *paths,
+						      JsonObject *sandbox,
+						      GCancellable *cancellable,
+						      GAsyncReadyCallback callback,
+						      gpointer user_data);
+gboolean
+erpc_sandbox_context_reads_everything(JsonObject *sandbox);
 JsonArray *
 erpc_client_discover_capability_roots_finish(ErpcClient *self,
 					     GAsyncResult *result,
@@ -45,6 +55,13 @@ erpc_client_discover_capabilities_async(ErpcClient *self,
 					GCancellable *cancellable,
 					GAsyncReadyCallback callback,
 					gpointer user_data);
+void
+erpc_client_discover_capabilities_sandboxed_async(ErpcClient *self,
+						  const gchar *cwd,
+						  JsonObject *sandbox,
+						  GCancellable *cancellable,
+						  GAsyncReadyCallback callback,
+						  gpointer user_data);
 JsonObject *
 erpc_client_discover_capabilities_finish(ErpcClient *self, GAsyncResult *result, GError **error);
 

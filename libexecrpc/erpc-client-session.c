@@ -90,6 +90,7 @@ _erpc_client_ws_options_new(ErpcClient *self)
 		options->tls_database = g_object_ref(self->tls_database);
 	options->timeout_ms = self->connect_timeout_ms;
 	options->max_message_size = self->max_message_size;
+	options->keepalive_ms = self->keepalive_ms;
 	return options;
 }
 
@@ -174,6 +175,7 @@ erpc_client_stop_attempts(ErpcClient *self)
 	}
 	g_clear_handle_id(&self->retry_id, g_source_remove);
 	g_clear_handle_id(&self->deadline_id, g_source_remove);
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
 }
 
 /* the connect task, with its cancellable's handler gone */
@@ -201,6 +203,14 @@ erpc_client_give_up(ErpcClient *self, GError *error)
 	g_debug("client %s: disconnected: %s", self->url, reason->message);
 	_erpc_client_set_state(self, ERPC_CLIENT_STATE_DISCONNECTED);
 	_erpc_client_fail_all(self, reason);
+	if (connect_task != NULL)
+		_erpc_client_emit_attempt(self,
+					  g_error_matches(reason, G_IO_ERROR, G_IO_ERROR_CANCELLED)
+					      ? ERPC_CLIENT_ATTEMPT_CANCELLED
+					      : ERPC_CLIENT_ATTEMPT_FAILED,
+					  reason);
+	else
+		_erpc_client_emit_disconnected(self, reason);
 	if (connect_task != NULL)
 		g_task_return_error(connect_task, g_error_copy(reason));
 	/* no event can reach a process any more */
@@ -244,6 +254,7 @@ erpc_client_attempt_failed(ErpcClient *self, GError *error)
 {
 	g_autoptr(GError) reason = error;
 
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
 	erpc_client_drop_connection(self, TRUE);
 	if (self->state == ERPC_CLIENT_STATE_CONNECTING) {
 		erpc_client_give_up(self, g_steal_pointer(&reason));
@@ -282,7 +293,11 @@ erpc_client_attempt_succeeded(ErpcClient *self)
 	g_clear_object(&self->attempt_cancellable);
 	g_clear_handle_id(&self->retry_id, g_source_remove);
 	g_clear_handle_id(&self->deadline_id, g_source_remove);
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
 	_erpc_client_set_state(self, ERPC_CLIENT_STATE_READY);
+	if (connect_task != NULL)
+		_erpc_client_emit_attempt(self, ERPC_CLIENT_ATTEMPT_SUCCEEDED, NULL);
+	_erpc_client_emit_ready(self);
 	_erpc_client_flush(self);
 	if (recovered)
 		_erpc_client_catch_up_processes(self);
@@ -303,6 +318,16 @@ erpc_client_initialize_cb(GObject *source, GAsyncResult *res, gpointer user_data
 
 	if (attempt->attempt != self->attempt)
 		return;
+	if (self->initialize_expired) {
+		self->initialize_expired = FALSE;
+		g_clear_error(&error);
+		g_clear_pointer(&result, json_node_unref);
+		error = g_error_new(ERPC_ERROR,
+				    ERPC_ERROR_TIMED_OUT,
+				    "%s did not answer within %u ms",
+				    self->url,
+				    self->initialize_timeout_ms);
+	}
 	if (result != NULL && !JSON_NODE_HOLDS_OBJECT(result))
 		g_set_error_literal(&error,
 				    ERPC_CLIENT_ERROR,
@@ -329,6 +354,22 @@ erpc_client_initialize_cb(GObject *source, GAsyncResult *res, gpointer user_data
 	initialized = erpc_message_new_notification("initialized", NULL);
 	erpc_connection_send(self->connection, initialized);
 	erpc_client_attempt_succeeded(self);
+}
+
+/* the server accepted the transport but does not answer: fail the handshake */
+static gboolean
+erpc_client_initialize_deadline_cb(gpointer user_data)
+{
+	ErpcClient *self = ERPC_CLIENT(user_data);
+
+	self->initialize_id = 0;
+	self->initialize_expired = TRUE;
+	g_object_ref(self);
+	erpc_client_drop_connection(self, TRUE);
+	/* fails initialize; its callback sees initialize_expired */
+	_erpc_client_requeue(self, FALSE);
+	g_object_unref(self);
+	return G_SOURCE_REMOVE;
 }
 
 static void
@@ -358,6 +399,12 @@ erpc_client_attempt_transport(ErpcClient *self, ErpcTransport *transport)
 	}
 	json_builder_end_object(builder);
 	params = json_builder_get_root(builder);
+	self->initialize_expired = FALSE;
+	g_clear_handle_id(&self->initialize_id, g_source_remove);
+	if (self->initialize_timeout_ms > 0)
+		self->initialize_id = erpc_client_add_timeout(self,
+							      self->initialize_timeout_ms,
+							      erpc_client_initialize_deadline_cb);
 	_erpc_client_call_full(self,
 			       "initialize",
 			       params,
@@ -401,11 +448,21 @@ erpc_client_open_local(ErpcClient *self, GError **error)
 	ErpcTransport *transport;
 
 	if (self->kind == ERPC_CLIENT_KIND_COMMAND) {
+		g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(
+		    G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE);
+		for (guint i = 0; self->envp != NULL && self->envp[i] != NULL; i++) {
+			g_autofree gchar *name =
+			    g_strndup(self->envp[i], strcspn(self->envp[i], "="));
+			g_subprocess_launcher_setenv(launcher,
+						     name,
+						     self->envp[i] + strlen(name) + 1,
+						     TRUE);
+		}
+		if (self->cwd != NULL)
+			g_subprocess_launcher_set_cwd(launcher, self->cwd);
 		g_clear_object(&self->subprocess);
-		self->subprocess = g_subprocess_newv((const gchar *const *)self->argv,
-						     G_SUBPROCESS_FLAGS_STDIN_PIPE |
-							 G_SUBPROCESS_FLAGS_STDOUT_PIPE,
-						     error);
+		self->subprocess =
+		    g_subprocess_launcher_spawnv(launcher, (const gchar *const *)self->argv, error);
 		if (self->subprocess == NULL) {
 			g_prefix_error(error, "failed to start %s: ", self->argv[0]);
 			return NULL;
@@ -588,6 +645,10 @@ erpc_client_connect_async(ErpcClient *self,
 		return;
 	}
 	_erpc_client_set_session(self, NULL, NULL);
+	self->connect_started = g_get_monotonic_time();
+	self->connect_observed = self->observe_next_connect;
+	self->observe_next_connect = TRUE;
+	self->established = FALSE;
 	self->connect_task = g_steal_pointer(&task);
 	if (cancellable != NULL)
 		self->connect_cancelled_id =
@@ -638,9 +699,118 @@ erpc_client_close(ErpcClient *self)
 		return;
 	erpc_client_stop_attempts(self);
 	erpc_client_drop_connection(self, FALSE);
+	self->quiet_disconnect = TRUE;
 	erpc_client_give_up(self,
 			    g_error_new(ERPC_CLIENT_ERROR,
 					ERPC_CLIENT_ERROR_DISCONNECTED,
 					"the connection to %s was closed",
 					self->url));
+	self->quiet_disconnect = FALSE;
+}
+
+static void
+erpc_client_refresh_status_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	g_autoptr(GTask) task = user_data;
+	GError *error = NULL;
+	g_autofree gchar *status = erpc_client_get_status_finish(ERPC_CLIENT(source), res, &error);
+
+	if (status == NULL) {
+		g_task_return_error(task, error);
+		return;
+	}
+	g_task_return_boolean(task, TRUE);
+}
+
+static void
+erpc_client_refresh_connect_cb(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+	g_autoptr(GTask) task = user_data;
+	ErpcClient *self = ERPC_CLIENT(source);
+	GCancellable *cancellable;
+	GError *error = NULL;
+
+	if (!erpc_client_connect_finish(self, res, &error)) {
+		g_task_return_error(task, error);
+		return;
+	}
+	/* a live answer, not the handshake's cached info */
+	cancellable = g_task_get_cancellable(task);
+	erpc_client_get_status_async(self,
+				     cancellable,
+				     erpc_client_refresh_status_cb,
+				     g_steal_pointer(&task));
+}
+
+/**
+ * erpc_client_refresh_async:
+ * @self: a #ErpcClient
+ * @cancellable: (nullable): a #GCancellable
+ * @callback: called once the new session answered `environment/status`
+ * @user_data: data for @callback
+ *
+ * Starts over with a new session, as Codex's explicit refresh after a
+ * planned replacement of the executor: the current connection (or the
+ * recovery under way) is dropped without waiting for it to give up,
+ * requests still waiting fail with %ERPC_CLIENT_ERROR_DISCONNECTED, a new
+ * connection is made and probed with `environment/status`. Neither
+ * #ErpcClient::disconnected nor #ErpcClient::connection-attempt is
+ * emitted for it; #ErpcClient::ready is. A client made for a stream
+ * cannot refresh.
+ *
+ * Since: 0.2
+ */
+void
+erpc_client_refresh_async(ErpcClient *self,
+			  GCancellable *cancellable,
+			  GAsyncReadyCallback callback,
+			  gpointer user_data)
+{
+	g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+
+	g_return_if_fail(ERPC_IS_CLIENT(self));
+	g_task_set_source_tag(task, erpc_client_refresh_async);
+	if (self->kind == ERPC_CLIENT_KIND_STREAM) {
+		g_task_return_new_error(task,
+					G_IO_ERROR,
+					G_IO_ERROR_NOT_SUPPORTED,
+					"a client of a stream cannot connect again");
+		return;
+	}
+	if (self->state != ERPC_CLIENT_STATE_DISCONNECTED || self->connection != NULL) {
+		erpc_client_stop_attempts(self);
+		erpc_client_drop_connection(self, FALSE);
+		self->quiet_disconnect = TRUE;
+		erpc_client_give_up(self,
+				    g_error_new(ERPC_CLIENT_ERROR,
+						ERPC_CLIENT_ERROR_DISCONNECTED,
+						"the session with %s was refreshed",
+						self->url));
+		self->quiet_disconnect = FALSE;
+	}
+	self->observe_next_connect = FALSE;
+	erpc_client_connect_async(self,
+				  cancellable,
+				  erpc_client_refresh_connect_cb,
+				  g_steal_pointer(&task));
+}
+
+/**
+ * erpc_client_refresh_finish:
+ * @self: a #ErpcClient
+ * @result: the #GAsyncResult
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes erpc_client_refresh_async().
+ *
+ * Returns: %TRUE if the new session is ready and answered
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_client_refresh_finish(ErpcClient *self, GAsyncResult *result, GError **error)
+{
+	g_return_val_if_fail(ERPC_IS_CLIENT(self), FALSE);
+	g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+	return g_task_propagate_boolean(G_TASK(result), error);
 }

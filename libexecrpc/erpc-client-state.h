@@ -8,9 +8,11 @@ G_BEGIN_DECLS
 
 /* the instance struct, shared by erpc-client.c (the object) and erpc-client-session.c */
 
-#define ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS	10000
-#define ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS 30000
-#define ERPC_CLIENT_MAX_MESSAGE_SIZE		(256 * 1024 * 1024)
+#define ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS	  10000
+#define ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS	  30000
+#define ERPC_CLIENT_DEFAULT_INITIALIZE_TIMEOUT_MS 10000
+#define ERPC_CLIENT_DEFAULT_KEEPALIVE_MS	  10000
+#define ERPC_CLIENT_MAX_MESSAGE_SIZE		  (256 * 1024 * 1024)
 /* pause between recovery attempts: doubles from the first to the last */
 #define ERPC_CLIENT_RETRY_FIRST_MS 50
 #define ERPC_CLIENT_RETRY_MAX_MS   1000
@@ -26,6 +28,8 @@ struct _ErpcClient {
 	ErpcClientKind kind;
 	gchar *url;
 	gchar **argv;	   /* KIND_COMMAND */
+	gchar **envp;	   /* KIND_COMMAND: NAME=value added to its environment */
+	gchar *cwd;	   /* KIND_COMMAND: its working directory */
 	GIOStream *stream; /* KIND_STREAM, until the first connection takes it */
 	GSubprocess *subprocess;
 	gchar *client_name;
@@ -35,6 +39,8 @@ struct _ErpcClient {
 	GTlsDatabase *tls_database;
 	guint connect_timeout_ms;
 	guint recovery_timeout_ms;
+	guint initialize_timeout_ms;
+	guint keepalive_ms;
 	gsize max_message_size;
 
 	GMainContext *context; /* the thread-default context at construction */
@@ -53,11 +59,19 @@ struct _ErpcClient {
 	GPtrArray *live;       /* started and not yet closed: owned */
 
 	GTask *connect_task;
+	gint64 connect_started;	       /* monotonic time connect_async() began */
+	gboolean connect_observed;     /* the attempt is reported: not a refresh's */
+	gboolean observe_next_connect; /* cleared by a refresh for its own connect */
+	gboolean established;	       /* ready since the last connect_async() */
+	gboolean quiet_disconnect;     /* close() and refresh are not a loss */
+	gint64 last_ready_time;	       /* monotonic time of the last accepted ready */
 	gulong connect_cancelled_id;
 	guint attempt; /* generation of the current connection attempt */
 	GCancellable *attempt_cancellable;
 	guint retry_id;
 	guint deadline_id;
+	guint initialize_id;	     /* the initialize deadline */
+	gboolean initialize_expired; /* the handshake failed because of it */
 	guint retry_delay_ms;
 };
 
@@ -75,6 +89,12 @@ void
 _erpc_client_requeue(ErpcClient *self, gboolean keep);
 
 /* erpc-client.c */
+void
+_erpc_client_emit_attempt(ErpcClient *self, ErpcClientAttemptOutcome outcome, const GError *error);
+void
+_erpc_client_emit_ready(ErpcClient *self);
+void
+_erpc_client_emit_disconnected(ErpcClient *self, const GError *error);
 void
 _erpc_client_set_state(ErpcClient *self, ErpcClientState state);
 void

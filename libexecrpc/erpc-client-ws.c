@@ -137,9 +137,21 @@ struct _ErpcClientWsTransport {
 	ErpcTransport parent_instance;
 	SoupWebsocketConnection *ws;
 	GError *error;
+	guint keepalive_ms; /* 0: no pings */
+	gint64 last_heard;  /* monotonic time of the last frame from the server */
+	GSource *watchdog;
 };
 
 G_DEFINE_TYPE(ErpcClientWsTransport, erpc_client_ws_transport, ERPC_TYPE_TRANSPORT)
+
+static void
+erpc_client_ws_transport_stop_watchdog(ErpcClientWsTransport *self)
+{
+	if (self->watchdog != NULL) {
+		g_source_destroy(self->watchdog);
+		g_clear_pointer(&self->watchdog, g_source_unref);
+	}
+}
 
 static void
 erpc_client_ws_transport_message_cb(SoupWebsocketConnection *ws,
@@ -147,7 +159,43 @@ erpc_client_ws_transport_message_cb(SoupWebsocketConnection *ws,
 				    GBytes *message,
 				    ErpcClientWsTransport *self)
 {
+	self->last_heard = g_get_monotonic_time();
 	erpc_transport_emit_message_bytes(ERPC_TRANSPORT(self), message);
+}
+
+static void
+erpc_client_ws_transport_pong_cb(SoupWebsocketConnection *ws,
+				 GBytes *message,
+				 ErpcClientWsTransport *self)
+{
+	self->last_heard = g_get_monotonic_time();
+}
+
+/* a TCP connection that died silently (a host gone, a NAT that forgot it)
+ * answers no ping: give it up, as lost, so that the client recovers */
+static gboolean
+erpc_client_ws_transport_watchdog_cb(gpointer user_data)
+{
+	ErpcClientWsTransport *self = ERPC_CLIENT_WS_TRANSPORT(user_data);
+	gint64 silent_ms = (g_get_monotonic_time() - self->last_heard) / 1000;
+	g_autoptr(GError) error = NULL;
+
+	if (silent_ms < 2 * (gint64)self->keepalive_ms)
+		return G_SOURCE_CONTINUE;
+	g_debug("WebSocket to %s: no answer to pings for %" G_GINT64_FORMAT " ms",
+		erpc_transport_get_peer(ERPC_TRANSPORT(self)),
+		silent_ms);
+	g_clear_pointer(&self->watchdog, g_source_unref);
+	error = g_error_new(G_IO_ERROR,
+			    G_IO_ERROR_TIMED_OUT,
+			    "the server answered no keep-alive ping for %" G_GINT64_FORMAT " ms",
+			    silent_ms);
+	g_object_ref(self);
+	g_signal_handlers_disconnect_by_data(self->ws, self);
+	g_io_stream_close(soup_websocket_connection_get_io_stream(self->ws), NULL, NULL);
+	erpc_transport_emit_closed(ERPC_TRANSPORT(self), error);
+	g_object_unref(self);
+	return G_SOURCE_REMOVE;
 }
 
 static void
@@ -162,6 +210,7 @@ erpc_client_ws_transport_error_cb(SoupWebsocketConnection *ws,
 static void
 erpc_client_ws_transport_closed_cb(SoupWebsocketConnection *ws, ErpcClientWsTransport *self)
 {
+	erpc_client_ws_transport_stop_watchdog(self);
 	erpc_transport_emit_closed(ERPC_TRANSPORT(self), self->error);
 }
 
@@ -179,6 +228,7 @@ erpc_client_ws_transport_close(ErpcTransport *transport, gboolean abort)
 {
 	ErpcClientWsTransport *self = ERPC_CLIENT_WS_TRANSPORT(transport);
 
+	erpc_client_ws_transport_stop_watchdog(self);
 	g_signal_handlers_disconnect_by_data(self->ws, self);
 	if (abort) {
 		/* no closing handshake: drop the TCP connection */
@@ -193,6 +243,7 @@ static void
 erpc_client_ws_transport_finalize(GObject *object)
 {
 	ErpcClientWsTransport *self = ERPC_CLIENT_WS_TRANSPORT(object);
+	erpc_client_ws_transport_stop_watchdog(self);
 	g_signal_handlers_disconnect_by_data(self->ws, self);
 	g_clear_object(&self->ws);
 	g_clear_error(&self->error);
@@ -217,7 +268,10 @@ erpc_client_ws_transport_class_init(ErpcClientWsTransportClass *klass)
 }
 
 static ErpcTransport *
-erpc_client_ws_transport_new(GIOStream *stream, GUri *uri, gsize max_message_size)
+erpc_client_ws_transport_new(GIOStream *stream,
+			     GUri *uri,
+			     gsize max_message_size,
+			     guint keepalive_ms)
 {
 	g_autofree gchar *peer = g_strdup_printf("%s:%d", g_uri_get_host(uri), g_uri_get_port(uri));
 	ErpcClientWsTransport *self =
@@ -230,7 +284,24 @@ erpc_client_ws_transport_new(GIOStream *stream, GUri *uri, gsize max_message_siz
 						 NULL,
 						 NULL);
 	soup_websocket_connection_set_max_incoming_payload_size(self->ws, max_message_size);
-	soup_websocket_connection_set_keepalive_interval(self->ws, 0);
+	/* libsoup pings every whole second at best; the watchdog checks for answers */
+	soup_websocket_connection_set_keepalive_interval(
+	    self->ws,
+	    keepalive_ms > 0 ? MAX(1, keepalive_ms / 1000) : 0);
+	self->keepalive_ms = keepalive_ms > 0 ? MAX(1000, keepalive_ms) : 0;
+	self->last_heard = g_get_monotonic_time();
+	if (self->keepalive_ms > 0) {
+		self->watchdog = g_timeout_source_new(self->keepalive_ms / 2);
+		g_source_set_callback(self->watchdog,
+				      erpc_client_ws_transport_watchdog_cb,
+				      self,
+				      NULL);
+		g_source_attach(self->watchdog, g_main_context_get_thread_default());
+		g_signal_connect(self->ws,
+				 "pong",
+				 G_CALLBACK(erpc_client_ws_transport_pong_cb),
+				 self);
+	}
 	g_signal_connect(self->ws,
 			 "message",
 			 G_CALLBACK(erpc_client_ws_transport_message_cb),
@@ -556,5 +627,8 @@ _erpc_client_ws_connect_finish(GAsyncResult *result, GError **error)
 			  SOUP_URI_PORT,
 			  g_uri_get_port(uri) > 0 ? g_uri_get_port(uri) : (secure ? 443 : 80),
 			  SOUP_URI_NONE);
-	return erpc_client_ws_transport_new(stream, effective, options->max_message_size);
+	return erpc_client_ws_transport_new(stream,
+					    effective,
+					    options->max_message_size,
+					    options->keepalive_ms);
 }

@@ -59,6 +59,12 @@ G_DEFINE_FLAGS_TYPE(ErpcClientCallFlags,
 		    G_DEFINE_ENUM_VALUE(ERPC_CLIENT_CALL_FLAGS_NONE, "none"),
 		    G_DEFINE_ENUM_VALUE(ERPC_CLIENT_CALL_FLAGS_IDEMPOTENT, "idempotent"))
 
+G_DEFINE_ENUM_TYPE(ErpcClientAttemptOutcome,
+		   erpc_client_attempt_outcome,
+		   G_DEFINE_ENUM_VALUE(ERPC_CLIENT_ATTEMPT_SUCCEEDED, "succeeded"),
+		   G_DEFINE_ENUM_VALUE(ERPC_CLIENT_ATTEMPT_FAILED, "failed"),
+		   G_DEFINE_ENUM_VALUE(ERPC_CLIENT_ATTEMPT_CANCELLED, "cancelled"))
+
 G_DEFINE_TYPE(ErpcClient, erpc_client, G_TYPE_OBJECT)
 
 enum {
@@ -73,7 +79,15 @@ enum {
 	PROP_TLS_DATABASE,
 	PROP_LAST
 };
-enum { SIGNAL_STATE_CHANGED, SIGNAL_NOTIFICATION, SIGNAL_MISSING_CHANGED, SIGNAL_LAST };
+enum {
+	SIGNAL_STATE_CHANGED,
+	SIGNAL_NOTIFICATION,
+	SIGNAL_MISSING_CHANGED,
+	SIGNAL_CONNECTION_ATTEMPT,
+	SIGNAL_READY,
+	SIGNAL_DISCONNECTED,
+	SIGNAL_LAST
+};
 
 static GParamSpec *erpc_client_props[PROP_LAST] = {NULL};
 static guint erpc_client_signals[SIGNAL_LAST] = {0};
@@ -316,6 +330,74 @@ erpc_client_set_recovery_timeout(ErpcClient *self, guint timeout_ms)
 }
 
 /**
+ * erpc_client_set_initialize_timeout:
+ * @self: a #ErpcClient
+ * @timeout_ms: how long the server may take to answer `initialize`, 0 for
+ *   no limit
+ *
+ * Sets how long the handshake's `initialize` may wait for its answer once
+ * the transport is up (10 s by default, as Codex's
+ * `initialize_timeout_sec`). Past it the attempt fails with
+ * %ERPC_ERROR_TIMED_OUT.
+ *
+ * Since: 0.2
+ */
+void
+erpc_client_set_initialize_timeout(ErpcClient *self, guint timeout_ms)
+{
+	g_return_if_fail(ERPC_IS_CLIENT(self));
+	self->initialize_timeout_ms = timeout_ms;
+}
+
+/**
+ * erpc_client_get_initialize_timeout:
+ * @self: a #ErpcClient
+ *
+ * Gets how long `initialize` may take.
+ *
+ * Returns: the deadline in milliseconds, 0 for none
+ *
+ * Since: 0.2
+ */
+guint
+erpc_client_get_initialize_timeout(ErpcClient *self)
+{
+	g_return_val_if_fail(ERPC_IS_CLIENT(self), 0);
+	return self->initialize_timeout_ms;
+}
+
+/**
+ * erpc_client_set_keepalive_interval:
+ * @self: a #ErpcClient
+ * @interval_ms: how often to ping the server, in milliseconds (whole
+ *   seconds, at least 1000), 0 for never
+ *
+ * A WebSocket client pings its server (every 10 s by default) and gives the
+ * connection up as lost when nothing, pong or message, came back for two
+ * intervals: a TCP connection that died without a word (a host that went
+ * away, a NAT that forgot it) is noticed, and recovered like any other.
+ * Applies to the next connection.
+ *
+ * Since: 0.2
+ */
+void
+erpc_client_set_keepalive_interval(ErpcClient *self, guint interval_ms)
+{
+	g_return_if_fail(ERPC_IS_CLIENT(self));
+	self->keepalive_ms = interval_ms;
+}
+
+/* a `program` environment's env and cwd, before connecting */
+void
+_erpc_client_set_command_environment(ErpcClient *self, const gchar *const *envp, const gchar *cwd)
+{
+	g_strfreev(self->envp);
+	self->envp = g_strdupv((gchar **)envp);
+	g_free(self->cwd);
+	self->cwd = g_strdup(cwd);
+}
+
+/**
  * erpc_client_get_recovery_timeout:
  * @self: a #ErpcClient
  *
@@ -417,6 +499,58 @@ _erpc_client_set_state(ErpcClient *self, ErpcClientState state)
 	self->state = state;
 	g_object_notify_by_pspec(G_OBJECT(self), erpc_client_props[PROP_STATE]);
 	g_signal_emit(self, erpc_client_signals[SIGNAL_STATE_CHANGED], 0, old, state);
+}
+
+void
+_erpc_client_emit_attempt(ErpcClient *self, ErpcClientAttemptOutcome outcome, const GError *error)
+{
+	guint64 elapsed_us = (guint64)(g_get_monotonic_time() - self->connect_started);
+
+	if (!self->connect_observed)
+		return;
+	self->connect_observed = FALSE;
+	g_signal_emit(self,
+		      erpc_client_signals[SIGNAL_CONNECTION_ATTEMPT],
+		      0,
+		      elapsed_us,
+		      outcome,
+		      error);
+}
+
+void
+_erpc_client_emit_ready(ErpcClient *self)
+{
+	self->established = TRUE;
+	self->last_ready_time = g_get_monotonic_time();
+	g_signal_emit(self, erpc_client_signals[SIGNAL_READY], 0, self->environment_info);
+}
+
+void
+_erpc_client_emit_disconnected(ErpcClient *self, const GError *error)
+{
+	if (!self->established)
+		return;
+	self->established = FALSE;
+	if (!self->quiet_disconnect)
+		g_signal_emit(self, erpc_client_signals[SIGNAL_DISCONNECTED], 0, error);
+}
+
+/**
+ * erpc_client_get_last_ready_time:
+ * @self: a #ErpcClient
+ *
+ * Tells when the client last became ready: the last handshake the server
+ * accepted, first connection or recovery (#ErpcClient::ready).
+ *
+ * Returns: its g_get_monotonic_time(), 0 if it never was ready
+ *
+ * Since: 0.2
+ */
+gint64
+erpc_client_get_last_ready_time(ErpcClient *self)
+{
+	g_return_val_if_fail(ERPC_IS_CLIENT(self), 0);
+	return self->last_ready_time;
 }
 
 void
@@ -547,6 +681,8 @@ erpc_client_finalize(GObject *object)
 	g_ptr_array_unref(self->live);
 	g_ptr_array_unref(self->headers);
 	g_strfreev(self->argv);
+	g_strfreev(self->envp);
+	g_free(self->cwd);
 	g_clear_object(&self->stream);
 	g_clear_object(&self->proxy_resolver);
 	g_clear_object(&self->tls_database);
@@ -571,6 +707,9 @@ erpc_client_init(ErpcClient *self)
 	self->next_id = 1;
 	self->connect_timeout_ms = ERPC_CLIENT_DEFAULT_CONNECT_TIMEOUT_MS;
 	self->recovery_timeout_ms = ERPC_CLIENT_DEFAULT_RECOVERY_TIMEOUT_MS;
+	self->initialize_timeout_ms = ERPC_CLIENT_DEFAULT_INITIALIZE_TIMEOUT_MS;
+	self->keepalive_ms = ERPC_CLIENT_DEFAULT_KEEPALIVE_MS;
+	self->observe_next_connect = TRUE;
 	self->max_message_size = ERPC_CLIENT_MAX_MESSAGE_SIZE;
 }
 
@@ -737,6 +876,76 @@ erpc_client_class_init(ErpcClientClass *klass)
 	 *
 	 * Since: 0.1
 	 */
+	/**
+	 * ErpcClient::connection-attempt:
+	 * @self: the client
+	 * @elapsed_us: how long the attempt took, in microseconds
+	 * @outcome: the #ErpcClientAttemptOutcome
+	 * @error: (nullable): why it failed
+	 *
+	 * Emitted when an attempt started by erpc_client_connect_async() ends:
+	 * once per attempt, not for the recoveries that follow nor for a
+	 * refresh, as Codex observes a client's initial connection.
+	 *
+	 * Since: 0.2
+	 */
+	erpc_client_signals[SIGNAL_CONNECTION_ATTEMPT] =
+	    g_signal_new("connection-attempt",
+			 G_TYPE_FROM_CLASS(klass),
+			 G_SIGNAL_RUN_LAST,
+			 0,
+			 NULL,
+			 NULL,
+			 NULL,
+			 G_TYPE_NONE,
+			 3,
+			 G_TYPE_UINT64,
+			 ERPC_TYPE_CLIENT_ATTEMPT_OUTCOME,
+			 G_TYPE_ERROR);
+	/**
+	 * ErpcClient::ready:
+	 * @self: the client
+	 * @environment_info: the EnvironmentInfo of the accepted `initialize`
+	 *
+	 * Emitted each time a handshake is accepted and the client becomes
+	 * %ERPC_CLIENT_STATE_READY: after connecting, after each recovery and
+	 * after a refresh. A handshake of a superseded attempt is never
+	 * reported.
+	 *
+	 * Since: 0.2
+	 */
+	erpc_client_signals[SIGNAL_READY] = g_signal_new("ready",
+							 G_TYPE_FROM_CLASS(klass),
+							 G_SIGNAL_RUN_LAST,
+							 0,
+							 NULL,
+							 NULL,
+							 NULL,
+							 G_TYPE_NONE,
+							 1,
+							 JSON_TYPE_OBJECT);
+	/**
+	 * ErpcClient::disconnected:
+	 * @self: the client
+	 * @error: why the session is over
+	 *
+	 * Emitted when a client that was ready loses its session for good:
+	 * the connection cannot be recovered, or recovery gave up. Never
+	 * during a recovery that succeeds, nor for erpc_client_close() or a
+	 * refresh.
+	 *
+	 * Since: 0.2
+	 */
+	erpc_client_signals[SIGNAL_DISCONNECTED] = g_signal_new("disconnected",
+								G_TYPE_FROM_CLASS(klass),
+								G_SIGNAL_RUN_LAST,
+								0,
+								NULL,
+								NULL,
+								NULL,
+								G_TYPE_NONE,
+								1,
+								G_TYPE_ERROR);
 	erpc_client_signals[SIGNAL_MISSING_CHANGED] = g_signal_new("missing-changed",
 								   G_TYPE_FROM_CLASS(klass),
 								   G_SIGNAL_RUN_LAST,

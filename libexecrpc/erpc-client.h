@@ -80,9 +80,26 @@ typedef enum {
 	ERPC_CLIENT_CALL_FLAGS_IDEMPOTENT = 1 << 0,
 } ErpcClientCallFlags;
 
-#define ERPC_TYPE_CLIENT_STATE	    (erpc_client_state_get_type())
-#define ERPC_TYPE_CLIENT_CALL_FLAGS (erpc_client_call_flags_get_type())
-#define ERPC_TYPE_CLIENT	    (erpc_client_get_type())
+/**
+ * ErpcClientAttemptOutcome:
+ * @ERPC_CLIENT_ATTEMPT_SUCCEEDED: the client became ready
+ * @ERPC_CLIENT_ATTEMPT_FAILED: the connection or its handshake failed
+ * @ERPC_CLIENT_ATTEMPT_CANCELLED: the attempt was cancelled
+ *
+ * How an initial connection attempt ended (#ErpcClient::connection-attempt).
+ *
+ * Since: 0.2
+ */
+typedef enum {
+	ERPC_CLIENT_ATTEMPT_SUCCEEDED,
+	ERPC_CLIENT_ATTEMPT_FAILED,
+	ERPC_CLIENT_ATTEMPT_CANCELLED,
+} ErpcClientAttemptOutcome;
+
+#define ERPC_TYPE_CLIENT_ATTEMPT_OUTCOME (erpc_client_attempt_outcome_get_type())
+#define ERPC_TYPE_CLIENT_STATE		 (erpc_client_state_get_type())
+#define ERPC_TYPE_CLIENT_CALL_FLAGS	 (erpc_client_call_flags_get_type())
+#define ERPC_TYPE_CLIENT		 (erpc_client_get_type())
 G_DECLARE_FINAL_TYPE(ErpcClient, erpc_client, ERPC, CLIENT, GObject)
 
 GQuark
@@ -91,6 +108,8 @@ GType
 erpc_client_state_get_type(void);
 GType
 erpc_client_call_flags_get_type(void);
+GType
+erpc_client_attempt_outcome_get_type(void);
 
 ErpcClient *
 erpc_client_new(const gchar *url);
@@ -117,6 +136,12 @@ void
 erpc_client_set_recovery_timeout(ErpcClient *self, guint timeout_ms);
 guint
 erpc_client_get_recovery_timeout(ErpcClient *self);
+void
+erpc_client_set_initialize_timeout(ErpcClient *self, guint timeout_ms);
+void
+erpc_client_set_keepalive_interval(ErpcClient *self, guint interval_ms);
+guint
+erpc_client_get_initialize_timeout(ErpcClient *self);
 
 void
 erpc_client_connect_async(ErpcClient *self,
@@ -128,6 +153,15 @@ erpc_client_connect_finish(ErpcClient *self, GAsyncResult *result, GError **erro
 void
 erpc_client_close(ErpcClient *self);
 
+void
+erpc_client_refresh_async(ErpcClient *self,
+			  GCancellable *cancellable,
+			  GAsyncReadyCallback callback,
+			  gpointer user_data);
+gboolean
+erpc_client_refresh_finish(ErpcClient *self, GAsyncResult *result, GError **error);
+gint64
+erpc_client_get_last_ready_time(ErpcClient *self);
 ErpcClientState
 erpc_client_get_state(ErpcClient *self);
 const gchar *

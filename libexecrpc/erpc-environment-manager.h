@@ -55,6 +55,12 @@ erpc_environment_manager_load_data(ErpcEnvironmentManager *self,
 				   const gchar *data,
 				   gssize len,
 				   GError **error);
+gchar *
+erpc_environment_manager_get_codex_home(void);
+gboolean
+erpc_environment_manager_load_codex_home(ErpcEnvironmentManager *self,
+					 const gchar *codex_home,
+					 GError **error);
 void
 erpc_environment_manager_set_local_command(ErpcEnvironmentManager *self, const gchar *const *argv);
 void
@@ -76,6 +82,11 @@ erpc_environment_manager_get_environment(ErpcEnvironmentManager *self,
 					 GError **error);
 ErpcEnvironmentStatus
 erpc_environment_manager_get_status(ErpcEnvironmentManager *self, const gchar *id, GError **error);
+JsonObject *
+erpc_environment_manager_get_last_ready(ErpcEnvironmentManager *self,
+					const gchar *id,
+					gint64 *ready_time,
+					GError **error);
 void
 erpc_environment_manager_wait_until_ready_async(ErpcEnvironmentManager *self,
 						const gchar *id,

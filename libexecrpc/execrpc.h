@@ -11,6 +11,7 @@
 #include "erpc-client-services.h"
 #include "erpc-client.h"
 #include "erpc-connection.h"
+#include "erpc-discovery-cache.h"
 #include "erpc-environment-manager.h"
 #include "erpc-error.h"
 #include "erpc-json-writer.h"

@@ -148,35 +148,19 @@ execrpc_tool_add_headers(ErpcClient *client, gchar **headers, GError **error)
 	return TRUE;
 }
 
-/* $EXECRPC_CONFIG, else ~/.config/execrpc/environments.conf */
-static gchar *
-execrpc_tool_config_path(ExecrpcOptions *options, gboolean *required)
-{
-	const gchar *env = g_getenv("EXECRPC_CONFIG");
-
-	*required = TRUE;
-	if (options->config != NULL)
-		return g_strdup(options->config);
-	if (env != NULL && env[0] != '\0')
-		return g_strdup(env);
-	*required = FALSE;
-	return g_build_filename(g_get_user_config_dir(), "execrpc", "environments.conf", NULL);
-}
-
+/* --config, else Codex's $CODEX_HOME/environments.toml (see ErpcEnvironmentManager) */
 static gboolean
 execrpc_tool_load_environments(ExecrpcTool *tool, ExecrpcOptions *options, GError **error)
 {
 	g_autofree gchar *server =
 	    options->server != NULL ? g_strdup(options->server) : execrpc_tool_default_server();
 	const gchar *argv[] = {server, "--listen", "stdio", NULL};
-	gboolean required = FALSE;
-	g_autofree gchar *path = execrpc_tool_config_path(options, &required);
 
 	tool->manager = erpc_environment_manager_new();
 	erpc_environment_manager_set_local_command(tool->manager, argv);
-	if (!required && !g_file_test(path, G_FILE_TEST_EXISTS))
-		return TRUE;
-	return erpc_environment_manager_load_file(tool->manager, path, error);
+	if (options->config != NULL)
+		return erpc_environment_manager_load_file(tool->manager, options->config, error);
+	return erpc_environment_manager_load_codex_home(tool->manager, NULL, error);
 }
 
 static ErpcClient *
@@ -421,7 +405,7 @@ main(int argc, char **argv)
 	     0,
 	     G_OPTION_ARG_FILENAME,
 	     &options.config,
-	     N_("The environments file (default: ~/.config/execrpc/environments.conf)"),
+	     N_("The environments.toml to read (default: $CODEX_HOME/environments.toml)"),
 	     "FILE"},
 	    {"server",
 	     0,

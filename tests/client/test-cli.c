@@ -367,16 +367,17 @@ test_info_status(Fixture *fx, gconstpointer user_data)
 static void
 test_config(Fixture *fx, gconstpointer user_data)
 {
-	g_autofree gchar *path = g_build_filename(fx->tmpdir, "environments.conf", NULL);
+	g_autofree gchar *path = g_build_filename(fx->tmpdir, "other.toml", NULL);
 	g_autofree gchar *config =
-	    g_strdup_printf("[execrpc]\ndefault=d\n[environment d]\nurl=%s\n", url(fx));
+	    g_strdup_printf("default = \"d\"\n[[environments]]\nid = \"d\"\nurl = \"%s\"\n",
+			    url(fx));
 	g_autofree gchar *listing = g_strdup_printf("d*\t%s\tidle\n", url(fx));
 	const gchar *status[] = {"--config", path, "status", NULL};
 	const gchar *named[] = {"--config", path, "--env", "d", "run", "--", "true", NULL};
 	const gchar *unknown[] = {"--config", path, "--env", "nope", "status", NULL};
 	const gchar *envs[] = {"--config", path, "envs", NULL};
 	const gchar *both[] = {"--url", url(fx), "--env", "d", "status", NULL};
-	const gchar *missing[] = {"--config", "/nonexistent.conf", "status", NULL};
+	const gchar *missing[] = {"--config", "/nonexistent.toml", "status", NULL};
 	Result result = {0};
 
 	g_assert_true(g_file_set_contents(path, config, -1, NULL));
@@ -401,8 +402,43 @@ test_config(Fixture *fx, gconstpointer user_data)
 	result_clear(&result);
 	run_tool(missing, NULL, &result);
 	g_assert_cmpint(result.status, ==, 2);
-	g_assert_nonnull(strstr(result.err, "/nonexistent.conf"));
+	g_assert_nonnull(strstr(result.err, "/nonexistent.toml"));
 	result_clear(&result);
+}
+
+/* a Codex-style $CODEX_HOME/environments.toml, without --config */
+static void
+test_codex_home(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *path = g_build_filename(fx->tmpdir, "environments.toml", NULL);
+	g_autofree gchar *config = g_strdup_printf("default = \"devbox\"\ninclude_local = false\n"
+						   "[[environments]]\nid = \"devbox\"\n"
+						   "url = \"%s\"\nconnect_timeout_sec = 12.0\n"
+						   "initialize_timeout_sec = 34.0\n",
+						   url(fx));
+	g_autofree gchar *listing = g_strdup_printf("devbox*\t%s\tidle\n", url(fx));
+	g_autofree gchar *saved = g_strdup(g_getenv("CODEX_HOME"));
+	const gchar *status[] = {"status", NULL};
+	const gchar *envs[] = {"envs", NULL};
+	Result result = {0};
+
+	g_assert_true(g_file_set_contents(path, config, -1, NULL));
+	g_setenv("CODEX_HOME", fx->tmpdir, TRUE);
+	run_tool(status, NULL, &result);
+	g_assert_cmpint(result.status, ==, 0);
+	g_assert_true(g_str_has_prefix(result.out, url(fx)));
+	result_clear(&result);
+	run_tool(envs, NULL, &result);
+	g_assert_cmpint(result.status, ==, 0);
+	g_assert_cmpstr(result.out, ==, listing);
+	result_clear(&result);
+	/* a config Codex would refuse is refused */
+	g_assert_true(g_file_set_contents(path, "surprise = 1\n", -1, NULL));
+	run_tool(status, NULL, &result);
+	g_assert_cmpint(result.status, ==, 2);
+	g_assert_nonnull(strstr(result.err, "unknown field `surprise`"));
+	result_clear(&result);
+	g_setenv("CODEX_HOME", saved, TRUE);
 }
 
 static void
@@ -459,6 +495,9 @@ test_token(void)
 int
 main(int argc, char **argv)
 {
+	g_autofree gchar *empty_home = g_dir_make_tmp("execrpc-codex-home-XXXXXX", NULL);
+	gint rc;
+
 	erpc_test_init(&argc, &argv);
 	g_test_add("/execserverd/cli/run",
 		   Fixture,
@@ -508,6 +547,17 @@ main(int argc, char **argv)
 		   fixture_setup,
 		   test_config,
 		   fixture_teardown);
+	g_test_add("/execserverd/cli/codex-home",
+		   Fixture,
+		   NULL,
+		   fixture_setup,
+		   test_codex_home,
+		   fixture_teardown);
 	g_test_add_func("/execserverd/cli/token", test_token);
-	return g_test_run();
+	/* not the user's own ~/.codex */
+	g_setenv("CODEX_HOME", empty_home, TRUE);
+	g_unsetenv("CODEX_EXEC_SERVER_URL");
+	rc = g_test_run();
+	g_rmdir(empty_home);
+	return rc;
 }
