@@ -387,7 +387,7 @@ check_dotted_keys(std::string_view text, guint *line, guint *column)
 				else
 					state = LITERAL;
 			} else if (c == '.') {
-				if (++dots > ESD_ENV_TOML_MAX_DEPTH)
+				if (++dots >= ESD_ENV_TOML_MAX_DEPTH)
 					return false;
 			} else if (strchr("\n=,[]{}", c) != nullptr) {
 				dots = 0;
