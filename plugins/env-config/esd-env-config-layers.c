@@ -214,9 +214,13 @@ esd_env_config_read_text(const gchar *path, gsize max_bytes, gsize *len, GError 
 	}
 	close(fd);
 	data[filled] = '\0';
-	if (!g_utf8_validate_len(data, filled, &end)) {
-		esd_env_config_set_utf8_error(error, data, filled, end);
-		return NULL;
+	/* a NUL is UTF-8 (the TOML parser refuses it, with its position) */
+	for (const gchar *p = data; !g_utf8_validate_len(p, filled - (gsize)(p - data), &end);) {
+		if (*end != '\0' || end == data + filled) {
+			esd_env_config_set_utf8_error(error, data, filled, end);
+			return NULL;
+		}
+		p = end + 1;
 	}
 	*len = filled;
 	return g_steal_pointer(&data);
@@ -547,7 +551,8 @@ esd_env_config_write_stack(ErpcJsonWriter *writer,
 			   const gchar *member,
 			   GPtrArray *layers,
 			   guint cloud_index,
-			   GPtrArray *paths)
+			   GPtrArray *paths,
+			   GString *kept)
 {
 	guint kept_below = 0;
 
@@ -563,6 +568,7 @@ esd_env_config_write_stack(ErpcJsonWriter *writer,
 			continue;
 		if (i < cloud_index)
 			kept_below++;
+		g_string_append_printf(kept, "%s%s", kept->len > 0 ? ", " : "", layer->source);
 		erpc_json_writer_begin_object(writer);
 		erpc_json_writer_member_string(writer, "source", layer->source);
 		esd_env_config_write_uri(writer, "baseDir", layer->base_dir);
@@ -732,6 +738,7 @@ esd_env_config_read(const EsdEnvTomlFuncs *toml, const EsdEnvConfigRequest *requ
 	g_autoptr(GPtrArray) requirements =
 	    g_ptr_array_new_with_free_func((GDestroyNotify)esd_env_config_layer_free);
 	g_autoptr(GError) error_local = NULL;
+	g_autoptr(GString) kept = g_string_new(NULL);
 	GString *out;
 	ErpcJsonWriter writer;
 	guint config_cloud = 0;
@@ -765,12 +772,21 @@ esd_env_config_read(const EsdEnvTomlFuncs *toml, const EsdEnvConfigRequest *requ
 	} else {
 		erpc_json_writer_null(&writer);
 	}
-	esd_env_config_write_stack(&writer, "config", config, config_cloud, request->config_paths);
+	esd_env_config_write_stack(&writer,
+				   "config",
+				   config,
+				   config_cloud,
+				   request->config_paths,
+				   kept);
 	esd_env_config_write_stack(&writer,
 				   "requirements",
 				   requirements,
 				   requirements_cloud,
-				   request->requirements_paths);
+				   request->requirements_paths,
+				   kept);
 	erpc_json_writer_end_object(&writer);
+	g_info("environmentConfig/read in %s: %s",
+	       request->cwd,
+	       kept->len > 0 ? kept->str : "no layer");
 	return out;
 }

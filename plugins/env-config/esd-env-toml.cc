@@ -160,6 +160,8 @@ format_string(const std::string &str)
 	return format_with(value, toml::format_flags::allow_unicode_strings);
 }
 
+#define ESD_ENV_TOML_MAX_FIXED 100
+
 /* the shortest text that reads back as the same double, never an exponent,
  * as the reference writes floats */
 std::string
@@ -172,6 +174,13 @@ format_float(double d)
 	auto res = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::fixed);
 	if (res.ec != std::errc())
 		return format_with(toml::value<double>(d), toml::format_flags::none);
+	/* toml++ reads no number longer than 126 characters: very large and
+	 * very small ones get an exponent (where the reference writes all the
+	 * digits) */
+	if (res.ptr - buf > ESD_ENV_TOML_MAX_FIXED) {
+		res = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+		return std::string(buf, res.ptr);
+	}
 	std::string text(buf, res.ptr);
 	if (text.find('.') == std::string::npos)
 		text += ".0";
@@ -411,6 +420,21 @@ esd_env_toml_parse(const gchar *data, gsize len, gchar **error)
 	guint line = 0;
 	guint column = 0;
 
+	/* no TOML holds a NUL, and toml++ 3.3 asserts on one after a `[` */
+	if (const gchar *nul = static_cast<const gchar *>(memchr(data, '\0', len))) {
+		line = 1;
+		column = 1;
+		for (const gchar *p = data; p < nul; p++) {
+			if (*p == '\n') {
+				line++;
+				column = 1;
+			} else if ((*p & 0xc0) != 0x80) {
+				column++;
+			}
+		}
+		*error = g_strdup_printf("%u:%u: NUL characters are not allowed", line, column);
+		return nullptr;
+	}
 	if (!check_dotted_keys(std::string_view(data, len), &line, &column)) {
 		*error = g_strdup_printf("%u:%u: cannot recurse further; max recursion depth met",
 					 line,

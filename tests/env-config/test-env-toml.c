@@ -260,6 +260,13 @@ test_invalid(void)
 	assert_parse_error("model = \"x\"\nfoo = \n", "2:7: ", "");
 	assert_parse_error("a = 1\na = 2\n", "2:", "");
 	assert_parse_error("[a\n", "1:", "");
+	/* toml++ asserts on a NUL after '[': refused before it parses */
+	{
+		const gchar nul[] = "a = 1\n[\0\0]\n";
+		g_autofree gchar *error = NULL;
+		g_assert_null(toml->parse(nul, sizeof(nul) - 1, &error));
+		g_assert_cmpstr(error, ==, "2:2: NUL characters are not allowed");
+	}
 }
 
 static gchar *
