@@ -21,6 +21,25 @@
 
 #include "esd-env-toml.h"
 
+/*
+ * toml++ 3.3's is_non_ascii_horizontal_whitespace() reaches
+ * __builtin_unreachable() for U+00A1..U+0499, which it is asked about for
+ * every character of a key it records (a quoted key "ké"): undefined
+ * behaviour, found by UBSan in fuzz-env-toml. Its only caller, in
+ * unicode.h, calls it with `c`: that call is pointed at the function below,
+ * and the header's definition (`char32_t c`) is renamed and left unused.
+ */
+static constexpr bool
+esd_toml_is_non_ascii_horizontal_whitespace(char32_t c) noexcept
+{
+	return c == U'\xA0' || c == U'\u1680' || c == U'\u180E' ||
+	       (c >= U'\u2000' && c <= U'\u200B') || c == U'\u202F' ||
+	       (c >= U'\u205F' && c <= U'\u2060') || c == U'\u3000' || c == U'\uFEFF';
+}
+#define is_non_ascii_horizontal_whitespace(arg) ESD_TOML_WS_##arg)
+#define ESD_TOML_WS_c			     esd_toml_is_non_ascii_horizontal_whitespace(c
+#define ESD_TOML_WS_char32_t		     esd_toml_unused_non_ascii_horizontal_whitespace(char32_t
+
 #define TOML_HEADER_ONLY 1
 #define TOML_EXCEPTIONS	 0
 #define TOML_ENABLE_WINDOWS_COMPAT 0
@@ -332,19 +351,43 @@ check_depth(const toml::node &root, const toml::node **where)
 	return true;
 }
 
+bool
+is_bare_key_char(char c)
+{
+	return g_ascii_isalnum(c) || c == '_' || c == '-';
+}
+
+/* what follows the `[` of a table header at @i must start a key: toml++ 3.3
+ * asserts (or, built with NDEBUG, assumes) that it does */
+bool
+header_starts_key(std::string_view text, size_t i)
+{
+	i++;
+	if (i < text.size() && text[i] == '[')
+		i++;
+	while (i < text.size() && (text[i] == ' ' || text[i] == '\t'))
+		i++;
+	return i >= text.size() || is_bare_key_char(text[i]) || text[i] == '"' ||
+	       text[i] == '\'' || text[i] == ']';
+}
+
 /*
- * toml++ limits nested arrays and inline tables, not dotted keys, and
- * recurses through tables: a key of a million dots takes it past the stack.
- * Before parsing, the dots outside strings and comments are counted between
- * the characters that end a key or a value (newline = , [ ] { }); a dotted
- * key or header deeper than the limit is refused there, a float or a time
- * has one dot. Returns FALSE with the position of the dot that is too many.
+ * What toml++ does not survive, refused before it parses. It limits nested
+ * arrays and inline tables, not dotted keys, and recurses through tables:
+ * a key of a million dots takes it past the stack. The dots outside strings
+ * and comments are counted between the characters that end a key or a
+ * value (newline = , [ ] { }); a dotted key or header deeper than the limit
+ * is refused there (a float or a time has one dot). A table header (a `[`
+ * outside any value) must be followed by a key. Returns FALSE with the
+ * position of the offending character and what is wrong in @what.
  */
 bool
-check_dotted_keys(std::string_view text, guint *line, guint *column)
+check_before_parse(std::string_view text, guint *line, guint *column, const char **what)
 {
 	enum { NORMAL, COMMENT, BASIC, LITERAL, ML_BASIC, ML_LITERAL } state = NORMAL;
 	guint dots = 0;
+	guint nest = 0;	      /* open [ and { of the value being read */
+	bool in_value = false; /* after the = of a line's key */
 
 	*line = 1;
 	*column = 0;
@@ -396,10 +439,26 @@ check_dotted_keys(std::string_view text, guint *line, guint *column)
 				else
 					state = LITERAL;
 			} else if (c == '.') {
-				if (++dots >= ESD_ENV_TOML_MAX_DEPTH)
+				if (++dots >= ESD_ENV_TOML_MAX_DEPTH) {
+					*what = "cannot recurse further; max recursion depth met";
 					return false;
-			} else if (strchr("\n=,[]{}", c) != nullptr) {
+				}
+			} else if (c != '\0' && strchr("\n=,[]{}", c) != nullptr) {
 				dots = 0;
+				if (c == '=' && nest == 0) {
+					in_value = true;
+				} else if (c == '[' && !in_value) {
+					if (!header_starts_key(text, i)) {
+						*what = "a table header must start with a key";
+						return false;
+					}
+				} else if ((c == '[' || c == '{') && in_value) {
+					nest++;
+				} else if ((c == ']' || c == '}') && nest > 0) {
+					nest--;
+				} else if (c == '\n' && nest == 0) {
+					in_value = false;
+				}
 			}
 			break;
 		}
@@ -417,6 +476,7 @@ EsdEnvToml *
 esd_env_toml_parse(const gchar *data, gsize len, gchar **error)
 {
 	const toml::node *deep = nullptr;
+	const char *what = nullptr;
 	guint line = 0;
 	guint column = 0;
 
@@ -435,10 +495,8 @@ esd_env_toml_parse(const gchar *data, gsize len, gchar **error)
 		*error = g_strdup_printf("%u:%u: NUL characters are not allowed", line, column);
 		return nullptr;
 	}
-	if (!check_dotted_keys(std::string_view(data, len), &line, &column)) {
-		*error = g_strdup_printf("%u:%u: cannot recurse further; max recursion depth met",
-					 line,
-					 column);
+	if (!check_before_parse(std::string_view(data, len), &line, &column, &what)) {
+		*error = g_strdup_printf("%u:%u: %s", line, column, what);
 		return nullptr;
 	}
 	toml::parse_result result = toml::parse(std::string_view(data, len));

@@ -260,6 +260,14 @@ test_invalid(void)
 	assert_parse_error("model = \"x\"\nfoo = \n", "2:7: ", "");
 	assert_parse_error("a = 1\na = 2\n", "2:", "");
 	assert_parse_error("[a\n", "1:", "");
+	/* toml++ 3.3 asserts when a table header does not start with a key */
+	assert_parse_error("a = 1\n[\033r]\n", "2:1: ", "a table header must start with a key");
+	assert_parse_error("[[ @]]\n", "1:1: ", "a table header must start with a key");
+	{
+		EsdEnvToml *doc =
+		    parse_ok("a = [\n  [1, 2],\n  [ { b = [3] } ],\n]\n[[t]]\n[ \"q\" ]\n");
+		toml->free(doc);
+	}
 	/* toml++ asserts on a NUL after '[': refused before it parses */
 	{
 		const gchar nul[] = "a = 1\n[\0\0]\n";
