@@ -386,7 +386,7 @@ check_before_parse(std::string_view text, guint *line, guint *column, const char
 {
 	enum { NORMAL, COMMENT, BASIC, LITERAL, ML_BASIC, ML_LITERAL } state = NORMAL;
 	guint dots = 0;
-	guint nest = 0;	      /* open [ and { of the value being read */
+	std::string open;      /* the [ and { of the value being read, still open */
 	bool in_value = false; /* after the = of a line's key */
 
 	*line = 1;
@@ -445,7 +445,7 @@ check_before_parse(std::string_view text, guint *line, guint *column, const char
 				}
 			} else if (c != '\0' && strchr("\n=,[]{}", c) != nullptr) {
 				dots = 0;
-				if (c == '=' && nest == 0) {
+				if (c == '=' && open.empty()) {
 					in_value = true;
 				} else if (c == '[' && !in_value) {
 					if (!header_starts_key(text, i)) {
@@ -453,10 +453,16 @@ check_before_parse(std::string_view text, guint *line, guint *column, const char
 						return false;
 					}
 				} else if ((c == '[' || c == '{') && in_value) {
-					nest++;
-				} else if ((c == ']' || c == '}') && nest > 0) {
-					nest--;
-				} else if (c == '\n' && nest == 0) {
+					open.push_back(c);
+				} else if ((c == ']' || c == '}') && !open.empty()) {
+					/* toml++ asserts on `[}` */
+					if (open.back() != (c == ']' ? '[' : '{')) {
+						*what = c == ']' ? "unexpected `]` in an inline table"
+								 : "unexpected `}` in an array";
+						return false;
+					}
+					open.pop_back();
+				} else if (c == '\n' && open.empty()) {
 					in_value = false;
 				}
 			}

@@ -263,6 +263,9 @@ test_invalid(void)
 	/* toml++ 3.3 asserts when a table header does not start with a key */
 	assert_parse_error("a = 1\n[\033r]\n", "2:1: ", "a table header must start with a key");
 	assert_parse_error("[[ @]]\n", "1:1: ", "a table header must start with a key");
+	/* and on a `}` closing an array */
+	assert_parse_error("a = [1, }]\n", "1:9: ", "unexpected `}` in an array");
+	assert_parse_error("a = { b = ] }\n", "1:11: ", "unexpected `]` in an inline table");
 	{
 		EsdEnvToml *doc =
 		    parse_ok("a = [\n  [1, 2],\n  [ { b = [3] } ],\n]\n[[t]]\n[ \"q\" ]\n");
