@@ -40,12 +40,34 @@ esd_toml_is_non_ascii_horizontal_whitespace(char32_t c) noexcept
 #define ESD_TOML_WS_c			     esd_toml_is_non_ascii_horizontal_whitespace(c
 #define ESD_TOML_WS_char32_t		     esd_toml_unused_non_ascii_horizontal_whitespace(char32_t
 
+/*
+ * toml++ 3.3 asserts things about its input that hostile files break (the
+ * fuzzer found several; see README.md), and with NDEBUG those assertions
+ * become assumptions, i.e. undefined behaviour. Here they are always
+ * checked, and a failed one throws: toml::parse() is built with exceptions,
+ * so the throw unwinds out of the parser and esd_env_toml_parse() answers
+ * the file as invalid. Nothing C++ throws past this file's C interface.
+ */
+#undef NDEBUG
+struct EsdTomlAssertion {
+};
+#define TOML_ASSERT(expr) ((expr) ? static_cast<void>(0) : throw EsdTomlAssertion())
+
 #define TOML_HEADER_ONLY 1
-#define TOML_EXCEPTIONS	 0
+#define TOML_EXCEPTIONS	 1
 #define TOML_ENABLE_WINDOWS_COMPAT 0
 /* the reference refuses arrays nested deeper than 80 */
 #define TOML_MAX_NESTED_VALUES ESD_ENV_TOML_MAX_DEPTH
+/* a check in one of toml++'s noexcept functions still ends the process,
+ * as assert() would: those check its own state, not the input */
+#pragma GCC diagnostic push
+#ifdef __clang__
+#pragma clang diagnostic ignored "-Wexceptions"
+#else
+#pragma GCC diagnostic ignored "-Wterminate"
+#endif
 #include <toml++/toml.h>
+#pragma GCC diagnostic pop
 
 struct _EsdEnvToml {
 	toml::table table;
@@ -505,23 +527,30 @@ esd_env_toml_parse(const gchar *data, gsize len, gchar **error)
 		*error = g_strdup_printf("%u:%u: %s", line, column, what);
 		return nullptr;
 	}
-	toml::parse_result result = toml::parse(std::string_view(data, len));
-	if (!result) {
-		const toml::parse_error &err = result.error();
+	try {
+		auto *doc = new _EsdEnvToml{toml::parse(std::string_view(data, len))};
+		if (!check_depth(doc->table, &deep)) {
+			*error = g_strdup_printf(
+			    "%u:%u: cannot recurse further; max recursion depth met",
+			    (guint)deep->source().begin.line,
+			    (guint)deep->source().begin.column);
+			delete doc;
+			return nullptr;
+		}
+		return doc;
+	} catch (const toml::parse_error &err) {
 		*error = g_strdup_printf("%u:%u: %.*s",
 					 (guint)err.source().begin.line,
 					 (guint)err.source().begin.column,
 					 (int)err.description().size(),
 					 err.description().data());
-		return nullptr;
+	} catch (const EsdTomlAssertion &) {
+		/* where the parser was is not known */
+		*error = g_strdup("1:1: invalid TOML (a check of the parser failed)");
+	} catch (const std::exception &err) {
+		*error = g_strdup_printf("1:1: %s", err.what());
 	}
-	if (!check_depth(result.table(), &deep)) {
-		*error = g_strdup_printf("%u:%u: cannot recurse further; max recursion depth met",
-					 (guint)deep->source().begin.line,
-					 (guint)deep->source().begin.column);
-		return nullptr;
-	}
-	return new _EsdEnvToml{std::move(result).table()};
+	return nullptr;
 }
 
 void

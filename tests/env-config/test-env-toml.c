@@ -263,6 +263,8 @@ test_invalid(void)
 	/* toml++ 3.3 asserts when a table header does not start with a key */
 	assert_parse_error("a = 1\n[\033r]\n", "2:1: ", "a table header must start with a key");
 	assert_parse_error("[[ @]]\n", "1:1: ", "a table header must start with a key");
+	/* any other check of toml++ that fails is an error, not an abort */
+	assert_parse_error("dt = 1979-05-27TP7:32:00Z\n", "1:1: ", "a check of the parser failed");
 	/* and on a `}` closing an array */
 	assert_parse_error("a = [1, }]\n", "1:9: ", "unexpected `}` in an array");
 	assert_parse_error("a = { b = ] }\n", "1:11: ", "unexpected `]` in an inline table");
