@@ -587,6 +587,13 @@ case_lazy_cpp(Fixture *fx, gboolean ws)
 	g_autofree gchar *after = NULL;
 	g_autoptr(JsonNode) reply = read_paths(fx, "/", "[[\"model\"]]", "[]");
 
+	/* ASan needs libstdc++ from the start to catch C++ throws: a sanitizer
+	 * run preloads it (plugins/env-config/README.md) */
+	if (g_strrstr(g_getenv("LD_PRELOAD") != NULL ? g_getenv("LD_PRELOAD") : "", "libstdc++")) {
+		g_test_skip("libstdc++ is preloaded");
+		return;
+	}
+
 	g_assert_nonnull(strstr(before, "libesd-plugin-env-config.so"));
 	if (strstr(before, "libstdc++") != NULL || strstr(before, "libesd-env-config-toml") != NULL)
 		g_error("the daemon mapped the C++ half at start-up:\n%s", before);
@@ -639,7 +646,7 @@ static const Case cases[] = {
 int
 main(int argc, char **argv)
 {
-	g_test_init(&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+	g_test_init(&argc, &argv, NULL);
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_autofree gchar *ws = g_strconcat(TEST_PREFIX "ws/", cases[i].name, NULL);
 		g_autofree gchar *stdio = g_strconcat(TEST_PREFIX "stdio/", cases[i].name, NULL);
