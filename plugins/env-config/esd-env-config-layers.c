@@ -226,6 +226,52 @@ esd_env_config_read_text(const gchar *path, gsize max_bytes, gsize *len, GError 
 	return g_steal_pointer(&data);
 }
 
+/* "LINE:COLUMN: what" as the Rust toml crate shows a parse error, which is
+ * how the reference words one of a project file:
+ *
+ *   TOML parse error at line 2, column 7
+ *     |
+ *   2 | foo =
+ *     |       ^
+ *   what
+ */
+static gchar *
+esd_env_config_parse_error_frame(const gchar *text, gsize len, const gchar *parse_error)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+	g_autofree gchar *number = NULL;
+	const gchar *what = strstr(parse_error, ": ");
+	const gchar *line_start = text;
+	const gchar *line_end;
+	guint64 line = g_ascii_strtoull(parse_error, NULL, 10);
+	const gchar *colon = strchr(parse_error, ':');
+	guint64 column = colon != NULL ? g_ascii_strtoull(colon + 1, NULL, 10) : 0;
+	gsize width;
+
+	if (what == NULL || line == 0 || column == 0)
+		return g_strdup(parse_error);
+	for (guint64 i = 1; i < line && line_start < text + len; i++) {
+		const gchar *nl = memchr(line_start, '\n', (gsize)(text + len - line_start));
+		line_start = nl != NULL ? nl + 1 : text + len;
+	}
+	line_end = memchr(line_start, '\n', (gsize)(text + len - line_start));
+	if (line_end == NULL)
+		line_end = text + len;
+	number = g_strdup_printf("%" G_GUINT64_FORMAT, line);
+	width = strlen(number);
+	g_string_append_printf(out,
+			       "TOML parse error at line %" G_GUINT64_FORMAT
+			       ", column %" G_GUINT64_FORMAT "\n",
+			       line,
+			       column);
+	g_string_append_printf(out, "%*s|\n", (gint)(width + 1), "");
+	g_string_append_printf(out, "%s | ", number);
+	g_string_append_len(out, line_start, line_end - line_start);
+	g_string_append_printf(out, "\n%*s|%*s^\n", (gint)(width + 1), "", (gint)column, "");
+	g_string_append_printf(out, "%s\n", what + 2);
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
 /* the file as a document; NULL without an error when it does not exist */
 static EsdEnvToml *
 esd_env_config_load(const EsdEnvTomlFuncs *toml,
@@ -256,15 +302,17 @@ esd_env_config_load(const EsdEnvTomlFuncs *toml,
 	}
 	doc = toml->parse(text, len, &parse_error);
 	if (doc == NULL) {
-		if (parse_prefix)
+		if (parse_prefix) {
+			g_autofree gchar *frame =
+			    esd_env_config_parse_error_frame(text, len, parse_error);
 			g_set_error(error,
 				    ERPC_ERROR,
 				    ERPC_ERROR_INTERNAL,
 				    "Error parsing %s %s: %s",
 				    what,
 				    path,
-				    parse_error);
-		else
+				    frame);
+		} else
 			g_set_error(error,
 				    ERPC_ERROR,
 				    ERPC_ERROR_INTERNAL,

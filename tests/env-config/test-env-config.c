@@ -553,6 +553,34 @@ case_hostile(Fixture *fx, gboolean ws)
 	}
 }
 
+/* a trusted project file that does not parse fails the call, framed as the
+ * reference frames it; an untrusted one is not read */
+static void
+case_project_invalid(Fixture *fx, gboolean ws)
+{
+	g_autoptr(JsonNode) trusted = NULL;
+	g_autoptr(JsonNode) untrusted = NULL;
+	g_autofree gchar *file = g_build_filename(fx->tmp, "proj", ".codex", "config.toml", NULL);
+	g_autofree gchar *expected = g_strdup_printf(
+	    "failed to load executor-local config: Error parsing project config file %s: "
+	    "TOML parse error at line 2, column 7\n  |\n2 | foo = \n  |       ^\n",
+	    file);
+	const gchar *message;
+
+	write_file(fx->tmp, "proj/.codex/config.toml", "model = \"x\"\nfoo = \n");
+	write_file(fx->tmp, "untrusted/.codex/config.toml", "model = \"x\"\nfoo = \n");
+	trusted = read_paths(fx, "@T@/proj", "[[\"model\"]]", "[]");
+	g_assert_cmpint(esd_test_json_get_int(trusted, "error.code"), ==, -32603);
+	message = esd_test_json_get_string(trusted, "error.message");
+	if (!g_str_has_prefix(message, expected) || !g_str_has_suffix(message, "\n"))
+		g_error("expected \"%s...\\n\", got \"%s\"", expected, message);
+	untrusted = read_paths(fx, "@T@/untrusted", "[[\"model\"]]", "[]");
+	assert_stack(fx,
+		     untrusted,
+		     "config",
+		     "user ($T/home/config.toml) @ URI:$T/home\nmodel = \"gpt-user\"\ncloud 0");
+}
+
 static void
 case_codex_home_missing(Fixture *fx, gboolean ws)
 {
@@ -639,6 +667,7 @@ static const Case cases[] = {
     {"params", case_params},
     {"fresh", case_fresh},
     {"hostile", case_hostile},
+    {"project-invalid", case_project_invalid},
     {"codex-home-missing", case_codex_home_missing},
     {"lazy-cpp", case_lazy_cpp},
 };
