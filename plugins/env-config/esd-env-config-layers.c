@@ -100,20 +100,40 @@ esd_env_config_set_errno(GError **error, gint errsv)
 		    errsv);
 }
 
-/* the reference's words for bytes that are not UTF-8 */
+/*
+ * The reference's words for bytes that are not UTF-8 (Rust's Utf8Error):
+ * the invalid sequence is as long as the valid start of one it begins
+ * with, and one cut short by the end of the file is "incomplete".
+ */
 static void
 esd_env_config_set_utf8_error(GError **error, const gchar *data, gsize len, const gchar *end)
 {
+	const guchar *p = (const guchar *)end;
 	gsize index = (gsize)(end - data);
-	guchar lead = (guchar)*end;
-	gsize need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc2 ? 2 : 0;
-	gboolean truncated = need > 0 && index + need > len;
+	gsize left = len - index;
+	gsize need = p[0] >= 0xc2 && p[0] <= 0xdf   ? 2
+		     : p[0] >= 0xe0 && p[0] <= 0xef ? 3
+		     : p[0] >= 0xf0 && p[0] <= 0xf4 ? 4
+						    : 1;
+	gsize valid = 1;
 
-	for (gsize i = index + 1; truncated && i < len; i++) {
-		if (((guchar)data[i] & 0xc0) != 0x80)
-			truncated = FALSE;
+	for (; valid < need && valid < left; valid++) {
+		guchar lo = 0x80;
+		guchar hi = 0xbf;
+
+		/* the second byte's range excludes overlongs, surrogates, > U+10FFFF */
+		if (valid == 1 && p[0] == 0xe0)
+			lo = 0xa0;
+		else if (valid == 1 && p[0] == 0xed)
+			hi = 0x9f;
+		else if (valid == 1 && p[0] == 0xf0)
+			lo = 0x90;
+		else if (valid == 1 && p[0] == 0xf4)
+			hi = 0x8f;
+		if (p[valid] < lo || p[valid] > hi)
+			break;
 	}
-	if (truncated) {
+	if (need > 1 && valid == left && valid < need) {
 		g_set_error(error,
 			    G_IO_ERROR,
 			    G_IO_ERROR_INVALID_DATA,
@@ -124,7 +144,9 @@ esd_env_config_set_utf8_error(GError **error, const gchar *data, gsize len, cons
 	g_set_error(error,
 		    G_IO_ERROR,
 		    G_IO_ERROR_INVALID_DATA,
-		    "invalid utf-8 sequence of 1 bytes from index %" G_GSIZE_FORMAT,
+		    "invalid utf-8 sequence of %" G_GSIZE_FORMAT
+		    " bytes from index %" G_GSIZE_FORMAT,
+		    valid,
 		    index);
 }
 

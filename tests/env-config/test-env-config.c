@@ -489,6 +489,15 @@ case_hostile(Fixture *fx, gboolean ws)
 		const gchar *message;  /* after "failed to load executor-local config: " */
 	} rows[] = {
 	    {"invalid", "model = \"x\"\nfoo = \n", "@F@:2:7: "},
+	    {"utf8-2",
+	     "model = \"\xe2\x82x\"\n",
+	     "Failed to read config file @F@: invalid utf-8 sequence of 2 bytes from index 9"},
+	    {"utf8-3",
+	     "model = \"\xf0\x9f\x98\"\n",
+	     "Failed to read config file @F@: invalid utf-8 sequence of 3 bytes from index 9"},
+	    {"utf8-end",
+	     "model = \"x\"\n\xe2\x82",
+	     "Failed to read config file @F@: incomplete utf-8 byte sequence from index 12"},
 	    {"utf8",
 	     "model = \"\xff\"\n",
 	     "Failed to read config file @F@: invalid utf-8 sequence of 1 bytes from index 9"},
