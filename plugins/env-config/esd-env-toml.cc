@@ -46,7 +46,7 @@ esd_toml_is_non_ascii_horizontal_whitespace(char32_t c) noexcept
  * become assumptions, i.e. undefined behaviour. Here they are always
  * checked, and a failed one throws: toml::parse() is built with exceptions,
  * so the throw unwinds out of the parser and esd_env_toml_parse() answers
- * the file as invalid. Nothing C++ throws past this file's C interface.
+ * the file as invalid (only memory exhaustion can still throw elsewhere).
  */
 #undef NDEBUG
 struct EsdTomlAssertion {
