@@ -22,7 +22,10 @@ if [ "$daemon" = "--reference" ]; then mode=reference; daemon=$CODEX_BIN; fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/codex-cli-e2e.XXXXXX")
 home=$scratch/codex-home work=$scratch/work
-mkdir -p "$home" "$work"
+# the executor's own CODEX_HOME, whose mcp_servers the CLI reads at start-up
+# (environmentConfig/read); written once the mock's port is known
+executor_home=$scratch/executor-home
+mkdir -p "$home" "$work" "$executor_home"
 pids=()
 cleanup() {
     local p
@@ -51,9 +54,11 @@ first_line() {
 
 # 1. the execution server
 if [ $mode = ours ]; then
-    "$daemon" -v --listen ws://127.0.0.1:0 >"$scratch/daemon.out" 2>"$scratch/daemon.log" &
+    CODEX_HOME="$executor_home" "$daemon" -v --listen ws://127.0.0.1:0 \
+        >"$scratch/daemon.out" 2>"$scratch/daemon.log" &
 else
-    "$daemon" exec-server --listen ws://127.0.0.1:0 >"$scratch/daemon.out" 2>"$scratch/daemon.log" &
+    CODEX_HOME="$executor_home" "$daemon" exec-server --listen ws://127.0.0.1:0 \
+        >"$scratch/daemon.out" 2>"$scratch/daemon.log" &
 fi
 pids+=($!)
 ws_url=$(first_line "$scratch/daemon.out" "${pids[-1]}") || {
@@ -66,6 +71,13 @@ pids+=($!)
 mock_port=$(first_line "$scratch/mock.out" "${pids[-1]}") || {
     echo "run.sh: the mock model did not start" >&2; cat "$scratch/mock.err" >&2; exit 2; }
 mock_port=${mock_port#PORT }
+
+# the executor's HTTP MCP server points at the mock: the CLI connects to it
+# only if environmentConfig/read gave it the executor's mcp_servers
+cat >"$executor_home/config.toml" <<TOML
+[mcp_servers.executor_probe]
+url = "http://127.0.0.1:$mock_port/executor-mcp"
+TOML
 
 # 3. CODEX_HOME: the mock provider, and the exec server as the only environment.
 # gpt-5.5 is a slug of the bundled model catalog whose metadata offers
@@ -117,12 +129,19 @@ check "apply_patch created patched.txt" content_is "$work/patched.txt" \
 check "tty exec + write_stdin wrote tty.txt" content_is "$work/tty.txt" "got:ping-from-codex"
 check "the tty program saw a terminal" grep -q 'tty-ready:yes' "$scratch/mock-requests.jsonl"
 check "uname output came back to the model" grep -q 'Process exited with code 0' "$scratch/mock-requests.jsonl"
+# it reaches that server through the executor's http/request: the mock sees
+# the request, or the CLI logs the daemon's answer when it has no http/request
+check "the CLI got the executor's mcp_servers (environmentConfig/read)" \
+    bash -c "grep -q '\"url\":\"/executor-mcp' '$scratch/mock-requests.jsonl' ||
+        grep -q 'HttpRequest(Server.*http/request' '$scratch/codex.err'"
 if [ $mode = ours ]; then
     server_comm=$(basename "$daemon" | cut -c1-15)
     check "the shell's parent chain contains $server_comm and no codex" \
         bash -c "grep -qw '$server_comm' '$work/ancestry.txt' && ! grep -qw codex '$work/ancestry.txt'"
     check "daemon log: a websocket connection" grep -q 'connection [0-9]* from websocket' "$scratch/daemon.log"
     check "daemon log: a session" grep -q 'started session' "$scratch/daemon.log"
+    check "daemon log: environmentConfig/read answered with the user layer" \
+        grep -q "environmentConfig/read in .*user ($executor_home/config.toml)" "$scratch/daemon.log"
     check "daemon log: at least two processes (plain + tty)" \
         bash -c "[ \$(grep -c 'process .* started in session' '$scratch/daemon.log') -ge 2 ]"
 else
