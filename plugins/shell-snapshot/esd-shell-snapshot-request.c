@@ -91,16 +91,17 @@ esd_shell_snapshot_struct(JsonNode *node,
 	if (!JSON_NODE_HOLDS_OBJECT(node))
 		return esd_shell_snapshot_type_error(error, node, struct_name);
 	{
-		JsonObjectIter iter;
-		const gchar *name;
-		JsonNode *member;
+		/* in the order sent: the first bad member is the one reported */
+		JsonObject *obj = json_node_get_object(node);
+		g_autoptr(GList) members = json_object_get_members(obj);
 
-		json_object_iter_init(&iter, json_node_get_object(node));
-		while (json_object_iter_next(&iter, &name, &member)) {
+		for (GList *l = members; l != NULL; l = l->next) {
 			for (guint i = 0; i < 2; i++) {
-				if (!g_str_equal(name, names[i]))
+				if (!g_str_equal(l->data, names[i]))
 					continue;
-				if (!fields[i](member, outs[i], error))
+				if (!fields[i](json_object_get_member(obj, l->data),
+					       outs[i],
+					       error))
 					return FALSE;
 				seen[i] = TRUE;
 			}
