@@ -23,6 +23,16 @@ if [ "$daemon" = "--reference" ]; then mode=reference; daemon=$CODEX_BIN; fi
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/codex-cli-e2e.XXXXXX")
 home=$scratch/codex-home work=$scratch/work
 mkdir -p "$home" "$work"
+# the HOME of the exec server and the CLI: a login profile that prints,
+# exports, and counts its runs, to see the shell snapshot at work
+userhome=$scratch/home
+mkdir -p "$userhome"
+cat >"$userhome/.profile" <<'PROFILE'
+echo e2e-profile-out
+echo run >>"$HOME/profile-runs"
+export E2E_PROFILE_VAR=from-profile
+PROFILE
+export HOME=$userhome
 pids=()
 cleanup() {
     local p
@@ -84,6 +94,9 @@ wire_api = "responses"
 env_key = "CODEX_E2E_MOCK_KEY"
 request_max_retries = 0
 stream_max_retries = 0
+
+[features]
+shell_snapshot_v2 = true
 TOML
 cat >"$home/environments.toml" <<TOML
 default = "execserverd"
@@ -117,6 +130,14 @@ check "apply_patch created patched.txt" content_is "$work/patched.txt" \
 check "tty exec + write_stdin wrote tty.txt" content_is "$work/tty.txt" "got:ping-from-codex"
 check "the tty program saw a terminal" grep -q 'tty-ready:yes' "$scratch/mock-requests.jsonl"
 check "uname output came back to the model" grep -q 'Process exited with code 0' "$scratch/mock-requests.jsonl"
+# shell_snapshot_v2: the commands ran with the profile's state, without its
+# output, and the profile ran once (the capture) for the two commands
+check "shell snapshot: the profile's export reached the command" \
+    grep -q 'snapshot-var:from-profile' "$scratch/mock-requests.jsonl"
+check "shell snapshot: the profile's output did not" \
+    bash -c "! grep -q 'e2e-profile-out' '$scratch/mock-requests.jsonl'"
+check "shell snapshot: the profile ran once for two commands" \
+    content_is "$userhome/profile-runs" run
 if [ $mode = ours ]; then
     server_comm=$(basename "$daemon" | cut -c1-15)
     check "the shell's parent chain contains $server_comm and no codex" \
