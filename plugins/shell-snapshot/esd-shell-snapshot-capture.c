@@ -85,7 +85,9 @@ esd_shell_snapshot_capture_script(EsdShellSnapshotShell shell)
  * The command that runs the script with the snapshot instead of the login
  * files: `-p` keeps bash from reading $BASH_ENV and importing functions
  * from the environment (the snapshot has them), the snapshot is read from
- * its descriptor, which is then closed, and the script follows on a line
+ * its descriptor, which is then closed (`command exec`: a restored function
+ * named exec does not stand in, and `builtin exec` would not keep the
+ * redirection), and the script follows on a line
  * of its own so that the restored shopt options apply to how it is parsed.
  * The script's own arguments stay.
  *
@@ -103,7 +105,7 @@ esd_shell_snapshot_restore_argv(EsdShellSnapshotShell shell,
 	g_return_val_if_fail(g_strv_length((gchar **)argv) >= 3, NULL);
 	script = g_strdup_printf("builtin set +o privileged; builtin . /dev/fd/%d >/dev/null || "
 				 "builtin printf 'failed to restore shell snapshot\\n' >&2; "
-				 "exec %d<&-\n%s",
+				 "command exec %d<&-\n%s",
 				 snapshot_fd,
 				 snapshot_fd,
 				 argv[2]);

@@ -42,8 +42,9 @@ typedef struct {
 	"shopt -s extglob\n"                                                                       \
 	"if touch \"$HOME/probe\" 2>/dev/null; then export HOME_WRITABLE=yes; "                    \
 	"else export HOME_WRITABLE=no; fi\n"                                                       \
-	"if [ -n \"$SNAP_BREAK\" ]; then exec 3>&-; fi\n"                                          \
-	"if [ -n \"$SNAP_BIG\" ]; then export BIG=$(head -c 10000 /dev/zero | tr '\\0' x); fi\n"
+	"if [ -n \"$SNAP_BREAK\" ]; then command exec 3>&-; fi\n"                                  \
+	"if [ -n \"$SNAP_BIG\" ]; then export BIG=$(head -c 10000 /dev/zero | tr '\\0' x); fi\n"   \
+	"exec() { echo exec-fn; }\n"
 
 #define BASHRC                                                                                     \
 	"echo bashrc-out\n"                                                                        \
