@@ -44,6 +44,8 @@ typedef struct {
 	"else export HOME_WRITABLE=no; fi\n"                                                       \
 	"if [ -n \"$SNAP_BREAK\" ]; then command exec 3>&-; fi\n"                                  \
 	"if [ -n \"$SNAP_BIG\" ]; then export BIG=$(head -c 10000 /dev/zero | tr '\\0' x); fi\n"   \
+	"if [ -n \"$SNAP_SLOW\" ]; then touch \"$HOME/slow-started\"; sleep 2; "                   \
+	"touch \"$HOME/slow-done\"; fi\n"                                                          \
 	"exec() { echo exec-fn; }\n"
 
 #define BASHRC                                                                                     \
@@ -668,6 +670,83 @@ test_too_big(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpuint(fixture_runs(fx), ==, 2);
 }
 
+static gboolean
+fixture_exists(Fixture *fx, const gchar *name)
+{
+	g_autofree gchar *path = g_build_filename(fx->home, name, NULL);
+	return g_file_test(path, G_FILE_TEST_EXISTS);
+}
+
+/* login params with SNAP_SLOW set: the login files take 2 s */
+static gchar *
+slow_params(Fixture *fx, const gchar *id, const gchar *scope)
+{
+	g_autofree gchar *params = login_params(fx, id, "echo $PROF_VAR", scope, NULL);
+	g_autoptr(GString) text = g_string_new(params);
+
+	g_string_replace(text, "\"OVER\":", "\"SNAP_SLOW\":\"1\",\"OVER\":", 1);
+	return g_string_free(g_steal_pointer(&text), FALSE);
+}
+
+/* the capture runs beside the main loop: another connection is served
+ * while the login files still sleep */
+static void
+test_slow_capture(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *params = slow_params(fx, "slow", "slow");
+	g_autofree gchar *request = NULL;
+	g_autoptr(EsdTestWsClient) other = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	g_autoptr(JsonNode) info = NULL;
+	g_autofree gchar *other_session = NULL;
+	g_autofree gchar *out = NULL;
+
+	request = g_strdup_printf("{\"id\":1,\"method\":\"process/start\",\"params\":%s}", params);
+	esd_test_peer_send_text(fx->peer, request);
+	for (guint i = 0; i < 100 && !fixture_exists(fx, "slow-started"); i++)
+		esd_test_iterate(50);
+	g_assert_true(fixture_exists(fx, "slow-started"));
+	other = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
+	other_session = esd_test_peer_handshake(ESD_TEST_PEER(other));
+	info = esd_test_peer_call(ESD_TEST_PEER(other),
+				  "{\"id\":7,\"method\":\"environment/status\"}");
+	esd_assert_json_node_eq(info, "{\"id\":7,\"result\":{\"status\":\"ready\"}}");
+	/* answered before the login files woke up */
+	g_assert_false(fixture_exists(fx, "slow-done"));
+	esd_test_ws_client_close(other);
+	reply = fixture_next(fx);
+	while (esd_test_json_get(reply, "id") == NULL) {
+		g_ptr_array_add(fx->notes, g_steal_pointer(&reply));
+		reply = fixture_next(fx);
+	}
+	g_assert_cmpstr(esd_test_json_get_string(reply, "result.processId"), ==, "slow");
+	out = fixture_stream(fx, "slow", "stdout");
+	g_assert_cmpstr(out, ==, "from profile\n");
+	g_assert_cmpuint(fixture_runs(fx), ==, 1);
+}
+
+static void
+fixture_setup_timeout(Fixture *fx, gconstpointer user_data)
+{
+	const gchar *args[] = {"--shell-snapshot-timeout", "1", NULL};
+	fixture_setup_args(fx, user_data, args);
+}
+
+/* a capture that takes longer than --shell-snapshot-timeout is killed; the
+ * command runs as sent */
+static void
+test_capture_timeout(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *params = slow_params(fx, "slow", "slow");
+	g_autofree gchar *out = NULL;
+
+	fixture_start(fx, "slow", params);
+	out = fixture_stream(fx, "slow", "stdout");
+	g_assert_cmpstr(out, ==, "profile-out\nfrom profile\n");
+	/* the capture and the command both ran the login files */
+	g_assert_cmpuint(fixture_runs(fx), ==, 2);
+}
+
 /* memfds named esd-shell-snapshot the daemon holds */
 static guint
 count_snapshot_fds(GPid pid)
@@ -824,10 +903,13 @@ main(int argc, char **argv)
 		ADD_FULL("bounds", fixture_setup_small, test_bounds);
 		ADD_FULL("too-big", fixture_setup_small, test_too_big);
 		ADD("sandbox", test_sandbox);
-		if (i == 0)
+		ADD_FULL("capture-timeout", fixture_setup_timeout, test_capture_timeout);
+		if (i == 0) {
 			ADD_FULL("dropped-with-session",
 				 fixture_setup_grace,
 				 test_dropped_with_session);
+			ADD("slow-capture", test_slow_capture);
+		}
 #undef ADD
 #undef ADD_FULL
 	}
