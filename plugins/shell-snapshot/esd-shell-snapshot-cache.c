@@ -29,8 +29,8 @@ typedef enum {
 
 typedef struct {
 	EsdShellSnapshotState state;
-	gint fd;	    /* sealed memfd when ready */
-	GPtrArray *waiters; /* of GTask, while capturing */
+	EsdShellSnapshotImage *image; /* when ready */
+	GPtrArray *waiters;	      /* of GTask, while capturing */
 } EsdShellSnapshotEntry;
 
 struct _EsdShellSnapshotCache {
@@ -50,8 +50,7 @@ esd_shell_snapshot_entry_clear(gpointer data)
 {
 	EsdShellSnapshotEntry *entry = data;
 
-	if (entry->fd >= 0)
-		close(entry->fd);
+	esd_shell_snapshot_image_free(entry->image);
 	g_ptr_array_unref(entry->waiters);
 }
 
@@ -61,27 +60,35 @@ esd_shell_snapshot_entry_unref(gpointer data)
 	g_rc_box_release_full(data, esd_shell_snapshot_entry_clear);
 }
 
-/* a descriptor of its own, read-only, for one command */
-static gint
+/* a copy for one command: a read-only descriptor of its own */
+static EsdShellSnapshotImage *
 esd_shell_snapshot_entry_open(EsdShellSnapshotEntry *entry)
 {
-	g_autofree gchar *path = g_strdup_printf("/proc/self/fd/%d", entry->fd);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	g_autofree gchar *path = g_strdup_printf("/proc/self/fd/%d", entry->image->fd);
+	gint fd = open(path, O_RDONLY | O_CLOEXEC);
+	EsdShellSnapshotImage *copy;
+
+	if (fd < 0) {
+		g_debug("cannot open a shell snapshot: %s", g_strerror(errno));
+		return NULL;
+	}
+	copy = g_new0(EsdShellSnapshotImage, 1);
+	copy->fd = fd;
+	copy->names = g_strdupv(entry->image->names);
+	return copy;
 }
 
-/* finishes a waiting lookup: a descriptor, -1 to run the command as sent */
+/* finishes a waiting lookup: a copy, or NULL to run the command as sent */
 static void
 esd_shell_snapshot_cache_answer(GTask *task, EsdShellSnapshotEntry *entry)
 {
-	gint fd = -1;
+	EsdShellSnapshotImage *copy = NULL;
 
 	if (g_task_return_error_if_cancelled(task))
 		return;
 	if (entry->state == ESD_SHELL_SNAPSHOT_READY)
-		fd = esd_shell_snapshot_entry_open(entry);
-	if (entry->state == ESD_SHELL_SNAPSHOT_READY && fd < 0)
-		g_debug("cannot open a shell snapshot: %s", g_strerror(errno));
-	g_task_return_int(task, fd);
+		copy = esd_shell_snapshot_entry_open(entry);
+	g_task_return_pointer(task, copy, (GDestroyNotify)esd_shell_snapshot_image_free);
 }
 
 static void
@@ -91,8 +98,8 @@ esd_shell_snapshot_cache_captured_cb(GObject *source, GAsyncResult *result, gpoi
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GPtrArray) waiters = NULL;
 
-	entry->fd = esd_shell_snapshot_capture_finish(result, &error);
-	entry->state = entry->fd >= 0 ? ESD_SHELL_SNAPSHOT_READY : ESD_SHELL_SNAPSHOT_FAILED;
+	entry->image = esd_shell_snapshot_capture_finish(result, &error);
+	entry->state = entry->image != NULL ? ESD_SHELL_SNAPSHOT_READY : ESD_SHELL_SNAPSHOT_FAILED;
 	if (error != NULL)
 		g_debug("no shell snapshot: %s", error->message);
 	waiters = g_steal_pointer(&entry->waiters);
@@ -173,17 +180,16 @@ esd_shell_snapshot_cache_lookup_async(EsdShellSnapshotCache *self,
 		return;
 	}
 	if (g_hash_table_size(self->entries) >= self->max_entries) {
-		g_task_return_int(task, -1);
+		g_task_return_pointer(task, NULL, NULL);
 		return;
 	}
 	entry = g_rc_box_new0(EsdShellSnapshotEntry);
-	entry->fd = -1;
 	entry->waiters = g_ptr_array_new_with_free_func(g_object_unref);
 	g_hash_table_insert(self->entries, g_steal_pointer(&key), entry);
 	program = esd_shell_snapshot_cache_resolve(request->shell_path, launch);
 	if (program == NULL) {
 		entry->state = ESD_SHELL_SNAPSHOT_FAILED;
-		g_task_return_int(task, -1);
+		g_task_return_pointer(task, NULL, NULL);
 		return;
 	}
 	g_ptr_array_add(entry->waiters, g_steal_pointer(&task));
@@ -208,17 +214,17 @@ esd_shell_snapshot_cache_lookup_async(EsdShellSnapshotCache *self,
  * @result: the result given to the callback
  * @error: return location for a #GError, or %NULL
  *
- * Returns: a read-only descriptor of the snapshot, owned by the caller;
- *   -1 without error when the command runs as sent (no snapshot), -1 with
- *   @error when the lookup was cancelled
+ * Returns: (transfer full) (nullable): the snapshot with a read-only
+ *   descriptor of its own; %NULL without error when the command runs as
+ *   sent (no snapshot), %NULL with @error when the lookup was cancelled
  */
-gint
+EsdShellSnapshotImage *
 esd_shell_snapshot_cache_lookup_finish(EsdShellSnapshotCache *self,
 				       GAsyncResult *result,
 				       GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, self), -1);
-	return (gint)g_task_propagate_int(G_TASK(result), error);
+	g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
 }
 
 /**

@@ -3,6 +3,7 @@
 
 #include <execrpc-plugin.h>
 
+#include "esd-shell-snapshot-capture.h"
 #include "esd-shell-snapshot-request.h"
 
 G_BEGIN_DECLS
@@ -28,7 +29,7 @@ esd_shell_snapshot_cache_lookup_async(EsdShellSnapshotCache *self,
 				      GCancellable *cancellable,
 				      GAsyncReadyCallback callback,
 				      gpointer user_data);
-gint
+EsdShellSnapshotImage *
 esd_shell_snapshot_cache_lookup_finish(EsdShellSnapshotCache *self,
 				       GAsyncResult *result,
 				       GError **error);

@@ -63,6 +63,35 @@ static const gchar esd_shell_snapshot_bash_script[] =
     "} >&3 2>/dev/null\n"
     "builtin exit 0\n";
 
+/*
+ * Runs as `sh -lc SCRIPT` (dash reads /etc/profile and ~/.profile; bash
+ * named sh reads its login files) and writes to fd 3 what a POSIX shell
+ * can list: the aliases, the functions where `typeset -f` lists them (not
+ * in dash), `export -p` and the `set` options, options last. The restoring command
+ * itself keeps the request's values (esd_shell_snapshot_restore_argv()),
+ * as `export -p` says nothing a later shell could test.
+ */
+static const gchar esd_shell_snapshot_sh_script[] =
+    "{\n"
+    "printf '%s\\n' 'unalias -a 2>/dev/null'\n"
+    "alias | while IFS= read -r __esd_line; do\n"
+    "  case $__esd_line in\n"
+    "  'alias '*) printf '%s\\n' \"$__esd_line\" ;;\n"
+    "  *) printf 'alias %s\\n' \"$__esd_line\" ;;\n"
+    "  esac\n"
+    "done\n"
+    "if command -v typeset >/dev/null 2>&1; then typeset -f; fi\n"
+    "export -p\n"
+    "set +o | while IFS= read -r __esd_line; do\n"
+    "  case $__esd_line in\n"
+    "  *' privileged' | *' interactive' | *' stdin' | *' monitor') ;;\n"
+    "  *) printf '%s\\n' \"$__esd_line\" ;;\n"
+    "  esac\n"
+    "done\n"
+    "printf '%s\\n' true '# end of shell snapshot'\n"
+    "} >&3 2>/dev/null\n"
+    "exit 0\n";
+
 /**
  * esd_shell_snapshot_capture_script:
  * @shell: a shell
@@ -73,7 +102,79 @@ static const gchar esd_shell_snapshot_bash_script[] =
 const gchar *
 esd_shell_snapshot_capture_script(EsdShellSnapshotShell shell)
 {
-	return shell == ESD_SHELL_SNAPSHOT_SHELL_BASH ? esd_shell_snapshot_bash_script : NULL;
+	switch (shell) {
+	case ESD_SHELL_SNAPSHOT_SHELL_BASH:
+		return esd_shell_snapshot_bash_script;
+	case ESD_SHELL_SNAPSHOT_SHELL_SH:
+		return esd_shell_snapshot_sh_script;
+	case ESD_SHELL_SNAPSHOT_SHELL_ZSH:
+	default:
+		return NULL;
+	}
+}
+
+static gboolean
+esd_shell_snapshot_is_name(const gchar *name, gsize len)
+{
+	if (len == 0 || g_ascii_isdigit(name[0]))
+		return FALSE;
+	for (gsize i = 0; i < len; i++) {
+		if (!g_ascii_isalnum(name[i]) && name[i] != '_')
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* the names `export -p` set in an sh snapshot: lines `export NAME=...` (or
+ * `declare -x NAME=...` from bash); a value's own lines start otherwise */
+static gchar **
+esd_shell_snapshot_exported_names(const gchar *data, gsize len)
+{
+	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+	const gchar *end = data + len;
+
+	for (const gchar *line = data; line < end;) {
+		const gchar *eol = memchr(line, '\n', (gsize)(end - line));
+		const gchar *name = NULL;
+		gsize name_len;
+
+		if (eol == NULL)
+			eol = end;
+		if ((gsize)(eol - line) > 7 && memcmp(line, "export ", 7) == 0)
+			name = line + 7;
+		else if ((gsize)(eol - line) > 11 && memcmp(line, "declare -", 9) == 0) {
+			const gchar *space = memchr(line + 9, ' ', (gsize)(eol - line - 9));
+			if (space != NULL &&
+			    memchr(line + 9, 'x', (gsize)(space - line - 9)) != NULL)
+				name = space + 1;
+		}
+		if (name != NULL) {
+			name_len = strcspn(name, "=\n");
+			if (name + name_len <= eol && esd_shell_snapshot_is_name(name, name_len)) {
+				g_autofree gchar *copy = g_strndup(name, name_len);
+				g_strv_builder_add(builder, copy);
+			}
+		}
+		line = eol + 1;
+	}
+	return g_strv_builder_end(builder);
+}
+
+/**
+ * esd_shell_snapshot_image_free:
+ * @self: (nullable): an image
+ *
+ * Closes its descriptor and frees it.
+ */
+void
+esd_shell_snapshot_image_free(EsdShellSnapshotImage *self)
+{
+	if (self == NULL)
+		return;
+	if (self->fd >= 0)
+		close(self->fd);
+	g_strfreev(self->names);
+	g_free(self);
 }
 
 /**
@@ -81,37 +182,63 @@ esd_shell_snapshot_capture_script(EsdShellSnapshotShell shell)
  * @shell: the shell of the snapshot
  * @argv: the request's `[shell.path, "-lc", script, args...]`
  * @snapshot_fd: the descriptor number the command gets the snapshot as
+ * @keep: (nullable): for `sh`, the variables of the command's environment
+ *   the snapshot sets too, whose values the command keeps
  *
  * The command that runs the script with the snapshot instead of the login
- * files: `-p` keeps bash from reading $BASH_ENV and importing functions
- * from the environment (the snapshot has them), the snapshot is read from
- * its descriptor, which is then closed (`command exec`: a restored function
- * named exec does not stand in, and `builtin exec` would not keep the
- * redirection), and the script follows on a line
- * of its own so that the restored shopt options apply to how it is parsed.
- * The script's own arguments stay.
+ * files. The snapshot is read from its descriptor, which is then closed
+ * (`command exec`: a restored function named exec does not stand in, and
+ * `builtin exec` would not keep the redirection), and the script follows on
+ * a line of its own so that restored options (shopt extglob) apply to how
+ * it is parsed. The script's own arguments stay. For bash, `-p` keeps it
+ * from reading $BASH_ENV and importing functions from the environment (the
+ * snapshot has them); for sh, the values of @keep are saved before the
+ * snapshot and put back after it, and a descriptor above 9, which dash
+ * cannot name in a redirection, stays open (read-only, sealed).
  *
  * Returns: (transfer full): the new argv
  */
 gchar **
 esd_shell_snapshot_restore_argv(EsdShellSnapshotShell shell,
 				const gchar *const *argv,
-				gint snapshot_fd)
+				gint snapshot_fd,
+				const gchar *const *keep)
 {
 	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
-	g_autofree gchar *script = NULL;
+	g_autoptr(GString) script = g_string_new(NULL);
 
-	g_return_val_if_fail(shell == ESD_SHELL_SNAPSHOT_SHELL_BASH, NULL);
+	g_return_val_if_fail(shell != ESD_SHELL_SNAPSHOT_SHELL_ZSH, NULL);
 	g_return_val_if_fail(g_strv_length((gchar **)argv) >= 3, NULL);
-	script = g_strdup_printf("builtin set +o privileged; builtin . /dev/fd/%d >/dev/null || "
-				 "builtin printf 'failed to restore shell snapshot\\n' >&2; "
-				 "command exec %d<&-\n%s",
-				 snapshot_fd,
-				 snapshot_fd,
-				 argv[2]);
+	if (shell == ESD_SHELL_SNAPSHOT_SHELL_BASH) {
+		g_string_append_printf(
+		    script,
+		    "builtin set +o privileged; builtin . /dev/fd/%d >/dev/null || "
+		    "builtin printf 'failed to restore shell snapshot\\n' >&2; "
+		    "command exec %d<&-\n",
+		    snapshot_fd,
+		    snapshot_fd);
+	} else {
+		for (guint i = 0; keep != NULL && keep[i] != NULL; i++)
+			g_string_append_printf(script, "__esd_keep_%s=$%s; ", keep[i], keep[i]);
+		g_string_append_printf(script,
+				       ". /dev/fd/%d >/dev/null || printf 'failed to restore shell "
+				       "snapshot\\n' >&2",
+				       snapshot_fd);
+		/* dash names descriptors up to 9 only: a higher one stays open */
+		if (snapshot_fd <= 9)
+			g_string_append_printf(script, "; command exec %d<&-", snapshot_fd);
+		for (guint i = 0; keep != NULL && keep[i] != NULL; i++)
+			g_string_append_printf(script,
+					       "; %s=$__esd_keep_%s; unset __esd_keep_%s",
+					       keep[i],
+					       keep[i],
+					       keep[i]);
+		g_string_append_c(script, '\n');
+	}
+	g_string_append(script, argv[2]);
 	g_strv_builder_add(builder, argv[0]);
-	g_strv_builder_add(builder, "-pc");
-	g_strv_builder_add(builder, script);
+	g_strv_builder_add(builder, shell == ESD_SHELL_SNAPSHOT_SHELL_BASH ? "-pc" : "-c");
+	g_strv_builder_add(builder, script->str);
 	for (guint i = 3; argv[i] != NULL; i++)
 		g_strv_builder_add(builder, argv[i]);
 	return g_strv_builder_end(builder);
@@ -119,6 +246,7 @@ esd_shell_snapshot_restore_argv(EsdShellSnapshotShell shell,
 
 /* one capture: the shell, the pipe it writes the snapshot to, a deadline */
 typedef struct {
+	EsdShellSnapshotShell shell;
 	gsize max_bytes;
 	GByteArray *data;
 	GInputStream *stream;
@@ -222,6 +350,7 @@ esd_shell_snapshot_capture_check(GTask *task)
 	gsize trailer = strlen(ESD_SHELL_SNAPSHOT_TRAILER);
 	gboolean complete;
 	GError *error = NULL;
+	EsdShellSnapshotImage *image;
 	gint fd;
 
 	if (self->done || !self->exited)
@@ -247,9 +376,14 @@ esd_shell_snapshot_capture_check(GTask *task)
 		esd_shell_snapshot_capture_fail(task, error);
 		return;
 	}
+	image = g_new0(EsdShellSnapshotImage, 1);
+	image->fd = fd;
+	if (self->shell == ESD_SHELL_SNAPSHOT_SHELL_SH)
+		image->names = esd_shell_snapshot_exported_names((const gchar *)self->data->data,
+								 self->data->len);
 	self->done = TRUE;
 	g_cancellable_cancel(self->kill);
-	g_task_return_int(task, fd);
+	g_task_return_pointer(task, image, (GDestroyNotify)esd_shell_snapshot_image_free);
 }
 
 static void
@@ -396,6 +530,7 @@ esd_shell_snapshot_capture_async(EsdShellSnapshotShell shell,
 	gint fds[2];
 
 	g_task_set_source_tag(task, esd_shell_snapshot_capture_async);
+	self->shell = shell;
 	self->max_bytes = max_bytes;
 	self->data = g_byte_array_new();
 	self->kill = g_cancellable_new();
@@ -476,12 +611,12 @@ esd_shell_snapshot_capture_async(EsdShellSnapshotShell shell,
  * @result: the result given to the callback
  * @error: return location for a #GError, or %NULL
  *
- * Returns: a sealed memfd holding the snapshot, owned by the caller, or -1
- *   with @error set
+ * Returns: (transfer full): the snapshot, a sealed memfd owned by the
+ *   image, or %NULL with @error set
  */
-gint
+EsdShellSnapshotImage *
 esd_shell_snapshot_capture_finish(GAsyncResult *result, GError **error)
 {
-	g_return_val_if_fail(g_task_is_valid(result, NULL), -1);
-	return (gint)g_task_propagate_int(G_TASK(result), error);
+	g_return_val_if_fail(g_task_is_valid(result, NULL), NULL);
+	return g_task_propagate_pointer(G_TASK(result), error);
 }

@@ -10,12 +10,24 @@ G_BEGIN_DECLS
 /* the last line of a complete capture */
 #define ESD_SHELL_SNAPSHOT_TRAILER "# end of shell snapshot\n"
 
+/* a captured snapshot: its descriptor, and for sh the variables it exports */
+typedef struct {
+	gint fd;
+	gchar **names;
+} EsdShellSnapshotImage;
+
+void
+esd_shell_snapshot_image_free(EsdShellSnapshotImage *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdShellSnapshotImage, esd_shell_snapshot_image_free)
+
 const gchar *
 esd_shell_snapshot_capture_script(EsdShellSnapshotShell shell);
 gchar **
 esd_shell_snapshot_restore_argv(EsdShellSnapshotShell shell,
 				const gchar *const *argv,
-				gint snapshot_fd);
+				gint snapshot_fd,
+				const gchar *const *keep);
 
 void
 esd_shell_snapshot_capture_async(EsdShellSnapshotShell shell,
@@ -29,7 +41,7 @@ esd_shell_snapshot_capture_async(EsdShellSnapshotShell shell,
 				 GCancellable *cancellable,
 				 GAsyncReadyCallback callback,
 				 gpointer user_data);
-gint
+EsdShellSnapshotImage *
 esd_shell_snapshot_capture_finish(GAsyncResult *result, GError **error);
 
 G_END_DECLS

@@ -97,6 +97,19 @@ esd_shell_snapshot_plugin_claim(ErpcLaunchHook *hook,
 	return TRUE;
 }
 
+/* the variables of the command's environment the snapshot sets too */
+static gchar **
+esd_shell_snapshot_plugin_kept(ErpcLaunch *launch, const gchar *const *names)
+{
+	g_autoptr(GStrvBuilder) builder = g_strv_builder_new();
+
+	for (guint i = 0; names != NULL && names[i] != NULL; i++) {
+		if (erpc_launch_getenv(launch, names[i]) != NULL)
+			g_strv_builder_add(builder, names[i]);
+	}
+	return g_strv_builder_end(builder);
+}
+
 static void
 esd_shell_snapshot_plugin_lookup_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 {
@@ -106,26 +119,35 @@ esd_shell_snapshot_plugin_lookup_cb(GObject *source, GAsyncResult *result, gpoin
 	EsdShellSnapshotRequest *request = erpc_launch_get_hook_data(launch, hook);
 	g_autoptr(GError) error = NULL;
 	g_auto(GStrv) argv = NULL;
-	gint fd = esd_shell_snapshot_cache_lookup_finish(ESD_SHELL_SNAPSHOT_CACHE(source),
-							 result,
-							 &error);
+	g_auto(GStrv) kept = NULL;
+	g_autoptr(EsdShellSnapshotImage) image =
+	    esd_shell_snapshot_cache_lookup_finish(ESD_SHELL_SNAPSHOT_CACHE(source),
+						   result,
+						   &error);
+	gint number;
 
 	if (error != NULL) {
 		g_task_return_error(task, g_steal_pointer(&error));
 		return;
 	}
-	if (fd >= 0) {
-		gint number = erpc_launch_add_fd(launch, fd, &error);
-		/* no snapshot rather than no command */
-		if (number < 0) {
-			g_debug("shell snapshot not passed: %s", error->message);
-		} else {
-			argv = esd_shell_snapshot_restore_argv(request->shell,
-							       erpc_launch_get_argv(launch),
-							       number);
-			erpc_launch_set_argv(launch, (const gchar *const *)argv);
-		}
+	if (image == NULL) {
+		g_task_return_boolean(task, TRUE);
+		return;
 	}
+	number = erpc_launch_add_fd(launch, image->fd, &error);
+	image->fd = -1;
+	/* no snapshot rather than no command */
+	if (number < 0) {
+		g_debug("shell snapshot not passed: %s", error->message);
+		g_task_return_boolean(task, TRUE);
+		return;
+	}
+	kept = esd_shell_snapshot_plugin_kept(launch, (const gchar *const *)image->names);
+	argv = esd_shell_snapshot_restore_argv(request->shell,
+					       erpc_launch_get_argv(launch),
+					       number,
+					       (const gchar *const *)kept);
+	erpc_launch_set_argv(launch, (const gchar *const *)argv);
 	g_task_return_boolean(task, TRUE);
 }
 

@@ -561,11 +561,11 @@ test_invalid(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpuint(fixture_runs(fx), ==, 3);
 }
 
-/* zsh and sh are accepted and run as sent; a shell that is not there too */
+/* zsh is accepted and runs as sent; a shell that is not there too */
 static void
 test_fallback_shells(Fixture *fx, gconstpointer user_data)
 {
-	const gchar *shells[] = {"zsh", "sh"};
+	const gchar *shells[] = {"zsh"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(shells); i++) {
 		g_autofree gchar *id = g_strdup_printf("s%u", i);
@@ -580,7 +580,7 @@ test_fallback_shells(Fixture *fx, gconstpointer user_data)
 		out = fixture_stream(fx, id, "stdout");
 		g_assert_cmpstr(out, ==, "profile-out\nfrom profile\n");
 	}
-	g_assert_cmpuint(fixture_runs(fx), ==, 2);
+	g_assert_cmpuint(fixture_runs(fx), ==, 1);
 	/* shell.path is not there: spawning argv[0] fails as without snapshot */
 	{
 		g_autofree gchar *params = start_params(
@@ -594,6 +594,71 @@ test_fallback_shells(Fixture *fx, gconstpointer user_data)
 		g_assert_cmpstr(esd_test_json_get_string(reply, "error.data.kind"),
 				==,
 				"spawnNotFound");
+	}
+}
+
+#define SH_PROFILE                                                                                 \
+	"echo profile-out\n"                                                                       \
+	"echo profile-err >&2\n"                                                                   \
+	"echo run >> \"$HOME/runs\"\n"                                                             \
+	"export PROF_VAR='from profile' OVER=profile\n"                                            \
+	"alias pal='echo alias-ran'\n"                                                             \
+	"set -o noclobber\n"                                                                       \
+	"prof_fn() { echo \"fn:$1\"; }\n"
+
+#define SH_STATE                                                                                   \
+	"echo \"P=$PROF_VAR O=$OVER\"; alias pal; case $- in *C*) echo noclobber;; esac; "         \
+	"if command -v prof_fn >/dev/null; then prof_fn x; else echo no-fn; fi; exit 5"
+
+/* `sh`: the aliases, exports and options a POSIX shell lists (functions
+ * too where typeset lists them, as bash named sh does), the request's env
+ * kept over the snapshot's, in dash and in bash */
+static void
+test_sh(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *profile = g_build_filename(fx->home, ".profile", NULL);
+	g_autofree gchar *sh = g_file_read_link("/bin/sh", NULL);
+	const struct {
+		const gchar *path;
+		const gchar *expected;
+	} cases[] = {
+	    {"/bin/sh", "P=from profile O=request\npal='echo alias-ran'\nnoclobber\nno-fn\n"},
+	    {"/bin/bash",
+	     "P=from profile O=request\nalias pal='echo alias-ran'\nnoclobber\nfn:x\n"},
+	};
+	guint runs = 0;
+
+	g_assert_true(g_file_set_contents(profile, SH_PROFILE, -1, NULL));
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *quoted = json_quote(SH_STATE);
+		g_autofree gchar *argv =
+		    g_strdup_printf("[\"%s\",\"-lc\",%s]", cases[i].path, quoted);
+		g_autofree gchar *extra = g_strdup_printf(
+		    "\"shellSnapshot\":{\"scopeId\":\"sh%u\",\"shell\":{\"name\":\"sh\",\"path\":"
+		    "\"%s\"}}",
+		    i,
+		    cases[i].path);
+
+		/* the dash case needs /bin/sh to be dash */
+		if (i == 0 && (sh == NULL || !g_str_has_suffix(sh, "dash"))) {
+			g_test_message("/bin/sh is not dash here");
+			continue;
+		}
+		for (guint j = 0; j < 2; j++) {
+			g_autofree gchar *id = g_strdup_printf("sh%u-%u", i, j);
+			g_autofree gchar *params = start_params(fx, id, argv, extra);
+			g_autofree gchar *out = NULL;
+			g_autofree gchar *err = NULL;
+
+			fixture_start(fx, id, params);
+			out = fixture_stream(fx, id, "stdout");
+			err = fixture_stream(fx, id, "stderr");
+			g_assert_cmpstr(out, ==, cases[i].expected);
+			g_assert_cmpstr(err, ==, "");
+			g_assert_cmpint(fixture_exit_code(fx, id), ==, 5);
+		}
+		/* captured once for the two commands */
+		g_assert_cmpuint(fixture_runs(fx), ==, ++runs);
 	}
 }
 
@@ -899,6 +964,7 @@ main(int argc, char **argv)
 		ADD("argv-forms", test_argv_forms);
 		ADD("invalid", test_invalid);
 		ADD("fallback-shells", test_fallback_shells);
+		ADD("sh", test_sh);
 		ADD("capture-fails", test_capture_fails);
 		ADD_FULL("bounds", fixture_setup_small, test_bounds);
 		ADD_FULL("too-big", fixture_setup_small, test_too_big);
