@@ -31,8 +31,6 @@ gboolean
 erpc_launch_prepare_finish(ErpcLaunch *self, GAsyncResult *result, GError **error);
 gboolean
 erpc_launch_argv_changed(ErpcLaunch *self);
-gchar **
-erpc_launch_dup_envp(ErpcLaunch *self);
 const gint *
 erpc_launch_get_fds(ErpcLaunch *self, guint *n_fds);
 const gchar *const *

@@ -671,7 +671,15 @@ erpc_launch_argv_changed(ErpcLaunch *self)
  * erpc_launch_dup_envp:
  * @self: a #ErpcLaunch
  *
- * Returns: (transfer full): the environment with the hooks' changes
+ * The whole environment the process will get, e.g. to run a helper (a
+ * shell snapshot's capture) with the command's own environment. See
+ * erpc_launch_getenv() for one variable.
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the environment
+ *   built from the request, with the changes made so far, as `NAME=VALUE`
+ *   strings
+ *
+ * Since: 0.2
  */
 gchar **
 erpc_launch_dup_envp(ErpcLaunch *self)

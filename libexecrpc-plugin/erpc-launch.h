@@ -98,6 +98,8 @@ const gchar *const *
 erpc_launch_get_argv(ErpcLaunch *self);
 const gchar *
 erpc_launch_getenv(ErpcLaunch *self, const gchar *name);
+gchar **
+erpc_launch_dup_envp(ErpcLaunch *self);
 gboolean
 erpc_launch_is_sandboxed(ErpcLaunch *self);
 ErpcSandboxPolicy *

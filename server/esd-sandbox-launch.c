@@ -2,11 +2,13 @@
 
 #include "config.h"
 
+#include <errno.h>
 #include <unistd.h>
 
 #include "esd-bwrap.h"
 #include "esd-landlock.h"
 #include "esd-sandbox-launch.h"
+#include "esd-sandbox-mounts.h"
 #include "esd-seccomp.h"
 
 /*
@@ -89,6 +91,14 @@ esd_sandbox_launch_prepare(const EsdSandboxPolicy *policy,
 	self = g_new0(EsdSandboxLaunch, 1);
 	self->landlock_fd = -1;
 	self->seccomp_fd = esd_seccomp_build_fd(flags, &error_local);
+	/* its number is one of bwrap's arguments */
+	if (self->seccomp_fd >= 0 &&
+	    (self->seccomp_fd = esd_sandbox_fd_above_std(self->seccomp_fd)) < 0)
+		g_set_error(&error_local,
+			    G_IO_ERROR,
+			    g_io_error_from_errno(errno),
+			    "cannot move the seccomp program: %s",
+			    g_strerror(errno));
 	if (self->seccomp_fd < 0) {
 		esd_sandbox_launch_fail(error, ERPC_SANDBOX_ERROR_PREPARATION, error_local);
 		return NULL;

@@ -244,7 +244,8 @@ esd_bwrap_args_memfd(GPtrArray *args, GError **error)
 		g_string_append_len(data,
 				    g_ptr_array_index(args, i),
 				    strlen(g_ptr_array_index(args, i)) + 1);
-	fd = memfd_create("esd-bwrap-args", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = esd_sandbox_fd_above_std(
+	    memfd_create("esd-bwrap-args", MFD_CLOEXEC | MFD_ALLOW_SEALING));
 	if (fd < 0) {
 		gint errsv = errno;
 		g_set_error(error,

@@ -437,7 +437,7 @@ esd_plan_mask_file(EsdPlan *plan, const gchar *path, GError **error)
 
 	if (!esd_plan_ensure_empty_fd(plan, error) || !esd_plan_check_fds(plan, error))
 		return FALSE;
-	fd = fcntl(plan->mounts->empty_fd, F_DUPFD_CLOEXEC, 3);
+	fd = fcntl(plan->mounts->empty_fd, F_DUPFD_CLOEXEC, ESD_SANDBOX_FIRST_FD);
 	if (fd < 0) {
 		gint errsv = errno;
 		g_set_error(error,
@@ -479,7 +479,8 @@ esd_plan_bind_pinned(EsdPlan *plan,
 
 	if (!esd_plan_check_fds(plan, error))
 		return FALSE;
-	fd = open(path, O_PATH | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0));
+	fd =
+	    esd_sandbox_fd_above_std(open(path, O_PATH | O_CLOEXEC | (no_follow ? O_NOFOLLOW : 0)));
 	if (fd < 0)
 		return TRUE;
 	proc = g_strdup_printf("/proc/self/fd/%d", fd);
@@ -1051,4 +1052,30 @@ esd_sandbox_mounts_check_direct(const EsdSandboxPolicy *policy,
 	    (!visible->writable || g_strcmp0(visible->target, path) == 0))
 		return FALSE;
 	return TRUE;
+}
+
+/**
+ * esd_sandbox_fd_above_std:
+ * @fd: a descriptor bwrap is to inherit, taken over, or -1
+ *
+ * bwrap gets its descriptors at the numbers its arguments name, in a child
+ * whose 0 to 6 are the supervisor's (esd-spawn.h): a descriptor made while
+ * a lower number was free (another one just closed) moves up.
+ *
+ * Returns: @fd, or a close-on-exec copy at %ESD_SANDBOX_FIRST_FD or above
+ *   (@fd then closed); -1 with errno set if it cannot be moved
+ */
+gint
+esd_sandbox_fd_above_std(gint fd)
+{
+	gint moved;
+	gint saved;
+
+	if (fd < 0 || fd >= ESD_SANDBOX_FIRST_FD)
+		return fd;
+	moved = fcntl(fd, F_DUPFD_CLOEXEC, ESD_SANDBOX_FIRST_FD);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return moved;
 }

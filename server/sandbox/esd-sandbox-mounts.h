@@ -7,6 +7,8 @@ G_BEGIN_DECLS
 
 /* descriptors a launch may hand to bwrap for binds and masks (see esd-spawn.h) */
 #define ESD_SANDBOX_MAX_FDS 1000
+/* bwrap inherits its descriptors at their numbers, above the supervisor's 0 to 6 */
+#define ESD_SANDBOX_FIRST_FD 7
 
 /* the file-system part of a bwrap command line, and what it leaves on the host */
 typedef struct {
@@ -38,6 +40,9 @@ esd_sandbox_mounts_set_fresh_proc(gboolean fresh);
 
 void
 esd_sandbox_hide_path(const gchar *path);
+
+gint
+esd_sandbox_fd_above_std(gint fd);
 gchar **
 esd_sandbox_dup_hidden_paths(void);
 

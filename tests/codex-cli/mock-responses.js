@@ -94,7 +94,7 @@ function respond(body) {
                         // record who spawned the shell: the daemon, not codex
                         `p=$$; while [ "$p" -gt 1 ]; do echo "$p $(cat /proc/$p/comm)"; ` +
                         `p=$(awk '/^PPid:/{print $2}' /proc/$p/status); done > ${scratch}/ancestry.txt; ` +
-                        `uname -a`);
+                        `uname -a; echo "snapshot-var:$E2E_PROFILE_VAR"`);
     if (!c) return done([message(`mock-error: no shell tool among ${names.join(',')}`)]);
     return done([c]);
   }

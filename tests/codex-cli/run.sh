@@ -26,6 +26,16 @@ home=$scratch/codex-home work=$scratch/work
 # (environmentConfig/read); written once the mock's port is known
 executor_home=$scratch/executor-home
 mkdir -p "$home" "$work" "$executor_home"
+# the HOME of the exec server and the CLI: a login profile that prints,
+# exports, and counts its runs, to see the shell snapshot at work
+userhome=$scratch/home
+mkdir -p "$userhome"
+cat >"$userhome/.profile" <<'PROFILE'
+echo e2e-profile-out
+echo run >>"$HOME/profile-runs"
+export E2E_PROFILE_VAR=from-profile
+PROFILE
+export HOME=$userhome
 pids=()
 cleanup() {
     local p
@@ -96,6 +106,9 @@ wire_api = "responses"
 env_key = "CODEX_E2E_MOCK_KEY"
 request_max_retries = 0
 stream_max_retries = 0
+
+[features]
+shell_snapshot_v2 = true
 TOML
 cat >"$home/environments.toml" <<TOML
 default = "execserverd"
@@ -134,6 +147,14 @@ check "uname output came back to the model" grep -q 'Process exited with code 0'
 check "the CLI got the executor's mcp_servers (environmentConfig/read)" \
     bash -c "grep -q '\"url\":\"/executor-mcp' '$scratch/mock-requests.jsonl' ||
         grep -q 'HttpRequest(Server.*http/request' '$scratch/codex.err'"
+# shell_snapshot_v2: the commands ran with the profile's state, without its
+# output, and the profile ran once (the capture) for the two commands
+check "shell snapshot: the profile's export reached the command" \
+    grep -q 'snapshot-var:from-profile' "$scratch/mock-requests.jsonl"
+check "shell snapshot: the profile's output did not" \
+    bash -c "! grep -q 'e2e-profile-out' '$scratch/mock-requests.jsonl'"
+check "shell snapshot: the profile ran once for two commands" \
+    content_is "$userhome/profile-runs" run
 if [ $mode = ours ]; then
     server_comm=$(basename "$daemon" | cut -c1-15)
     check "the shell's parent chain contains $server_comm and no codex" \

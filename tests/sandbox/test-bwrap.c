@@ -698,6 +698,50 @@ test_bwrap_seccomp(Fixture *fx, gconstpointer data)
 	close(seccomp_fd);
 }
 
+/* bwrap's descriptors keep their numbers in a child whose 0 to 6 are the
+ * supervisor's: they land above even when a lower number is free, as in a
+ * daemon that just closed a pipe */
+static void
+test_bwrap_fds_above_std(Fixture *fx, gconstpointer data)
+{
+	g_autoptr(EsdSandboxPolicy) policy = NULL;
+	g_autoptr(EsdBwrapLaunch) launch = NULL;
+	g_autoptr(GError) error = NULL;
+	g_auto(RunResult) result = {0};
+	gchar *argv[] = {(gchar *)"/bin/true", NULL};
+	gchar *envp[] = {(gchar *)"PATH=/usr/bin:/bin", NULL};
+	gint holes[8];
+	guint n_holes = 0;
+	const gint *fds;
+	guint n_fds = 0;
+	gint fd;
+
+	if (test_skip_unless_available())
+		return;
+	fx_write(fx, "ws/.git/config", "[core]\n");
+	policy = fx_policy(fx, "restricted", ROOT_READ "," PATH("/ws", "write"));
+	while ((fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0 && fd < 7)
+		holes[n_holes++] = fd;
+	if (fd >= 0)
+		close(fd);
+	for (guint i = 0; i < n_holes; i++)
+		close(holes[i]);
+	if (n_holes == 0) {
+		g_test_skip("no descriptor below 7 is free here");
+		return;
+	}
+	launch = esd_bwrap_launch_new(policy, -1, fx->dir, argv, envp, &error);
+	g_assert_no_error(error);
+	fds = esd_bwrap_launch_get_fds(launch, &n_fds);
+	/* the args memfd, the bind source and the empty memfd of the mask */
+	g_assert_cmpuint(n_fds, >=, 3);
+	for (guint i = 0; i < n_fds; i++)
+		g_assert_cmpint(fds[i], >=, 7);
+	test_spawn(launch, &result);
+	g_assert_cmpint(result.status, ==, 0);
+	esd_bwrap_launch_cleanup(launch);
+}
+
 static const struct {
 	const gchar *path;
 	void (*func)(Fixture *fx, gconstpointer data);
@@ -716,6 +760,7 @@ static const struct {
     {"exit-code", test_bwrap_exit_code},
     {"network", test_bwrap_network},
     {"seccomp", test_bwrap_seccomp},
+    {"fds-above-std", test_bwrap_fds_above_std},
 };
 
 int
