@@ -8,8 +8,8 @@
 #
 # usage: tests/codex-cli/recipes.sh [EXECSERVERD_BINARY]
 #   ws, stdio, socket (systemd-socket-activate + socat), ssh (a private sshd
-#   on loopback, as root only), CODEX_EXEC_SERVER_URL, and that a daemon
-#   with --ws-auth is out of the 0.171.0 CLI's reach, as README says.
+#   on loopback, as root only), CODEX_EXEC_SERVER_URL, and a daemon with
+#   --ws-auth reached with auth_bearer_token (and refusing a wrong one).
 # environment: CODEX_BIN, NODE, KEEP_SCRATCH=1, VERBOSE=1, as run.sh.
 # exit status: 0 every recipe passed (or was skipped, with the reason), 1 a
 # recipe failed, 2 setup problem.
@@ -226,15 +226,20 @@ else
     report ssh skip "needs root and openssh-server for a private sshd"
 fi
 
-# a daemon with a token: the 0.171.0 CLI cannot authenticate (README, Tokens)
+# a daemon with a token: the CLI sends auth_bearer_token; a wrong one gets nowhere
 printf 'recipe-token\n' >"$scratch/token.txt"
 start_ws_daemon token --ws-auth capability-token --ws-token-file "$scratch/token.txt"
-if run_codex token "$(recipe ws | sed "s|ws://127.0.0.1:8765|$url|")" && recipe_worked token; then
-    report token-refused fail "the CLI reached a daemon with --ws-auth: README's Tokens paragraph is out of date"
-elif [ -f "$scratch/token/work/proof.txt" ]; then
-    report token-refused fail "a command ran despite the token"
+toml=$(recipe token | sed -e "s|ws://127.0.0.1:8765|$url|" -e "s|the token of --ws-token-file|recipe-token|")
+try token run_codex token "$toml"
+toml=$(recipe token | sed -e "s|ws://127.0.0.1:8765|$url|" -e "s|the token of --ws-token-file|wrong-token|")
+if run_codex token-wrong "$toml" && recipe_worked token-wrong; then
+    report token-wrong fail "the CLI reached a daemon with --ws-auth with a wrong token"
+elif [ -f "$scratch/token-wrong/work/proof.txt" ]; then
+    report token-wrong fail "a command ran with a wrong token"
+elif ! grep -q 'refusing the upgrade: invalid websocket bearer token' "$scratch/token/daemon.log"; then
+    report token-wrong fail "the daemon did not log the refusal"
 else
-    report token-refused ok
+    report token-wrong ok
 fi
 
 echo "recipes: $passed passed, $fails failed, $skipped skipped"
