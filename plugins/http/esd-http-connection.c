@@ -11,7 +11,7 @@
  * the end of the connection cancels.
  */
 struct _EsdHttpConnection {
-	GHashTable *streams; /* requestId → itself */
+	GHashTable *streams;  /* requestId → itself */
 	GHashTable *requests; /* EsdHttpRequest, a reference each */
 };
 

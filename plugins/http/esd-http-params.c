@@ -105,7 +105,11 @@ esd_http_env_var_is_denied(const gchar *name)
 static gboolean
 esd_http_url_fail(GError **error, const gchar *detail)
 {
-	g_set_error(error, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS, "http/request url is invalid: %s", detail);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "http/request url is invalid: %s",
+		    detail);
 	return FALSE;
 }
 
@@ -229,10 +233,11 @@ esd_http_params_header(JsonNode *node,
 	    !erpc_json_get_string(obj, "valueEnvVar", NULL, &var, error))
 		return FALSE;
 	if (!esd_http_is_token(*name)) {
-		g_set_error_literal(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "http/request header name is invalid: invalid HTTP header name");
+		g_set_error_literal(
+		    error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "http/request header name is invalid: invalid HTTP header name");
 		return FALSE;
 	}
 	if (var != NULL) {
@@ -251,22 +256,24 @@ esd_http_params_header(JsonNode *node,
 		}
 		env = *var != '\0' ? getenv_func(var) : NULL;
 		if (env == NULL) {
-			g_set_error(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "http/request header %s requires executor environment variable %s",
-				    *name,
-				    var);
+			g_set_error(
+			    error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "http/request header %s requires executor environment variable %s",
+			    *name,
+			    var);
 			return FALSE;
 		}
 		if (*env == '\0') {
-			g_set_error(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "http/request header %s requires a non-empty executor environment "
-				    "variable %s",
-				    *name,
-				    var);
+			g_set_error(
+			    error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "http/request header %s requires a non-empty executor environment "
+			    "variable %s",
+			    *name,
+			    var);
 			return FALSE;
 		}
 		*value = g_strconcat(text, env, NULL);
@@ -274,11 +281,12 @@ esd_http_params_header(JsonNode *node,
 		*value = g_strdup(text);
 	}
 	if (!esd_http_is_header_value(*value)) {
-		g_set_error(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_INVALID_PARAMS,
-			    "http/request header value is invalid for %s: failed to parse header value",
-			    *name);
+		g_set_error(
+		    error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "http/request header value is invalid for %s: failed to parse header value",
+		    *name);
 		g_clear_pointer(value, g_free);
 		return FALSE;
 	}

@@ -8,15 +8,15 @@ G_BEGIN_DECLS
 /* what an http/request asks for, checked; see esd_http_params_parse() */
 typedef struct {
 	gchar *method;
-	GUri *uri;	      /* absolute http or https, without user info */
-	gchar *url;	      /* the URL as error messages show it */
+	GUri *uri;  /* absolute http or https, without user info */
+	gchar *url; /* the URL as error messages show it */
 	gchar *request_id;
-	GPtrArray *names;     /* lower-case request header names, grouped */
-	GPtrArray *values;    /* the values, index by index */
-	GBytes *body;	      /* nullable */
-	gint64 timeout_ms;    /* -1: none */
-	gboolean follow;      /* redirectPolicy follow */
-	gboolean stream;      /* streamResponse */
+	GPtrArray *names;  /* lower-case request header names, grouped */
+	GPtrArray *values; /* the values, index by index */
+	GBytes *body;	   /* nullable */
+	gint64 timeout_ms; /* -1: none */
+	gboolean follow;   /* redirectPolicy follow */
+	gboolean stream;   /* streamResponse */
 } EsdHttpParams;
 
 void

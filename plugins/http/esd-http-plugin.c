@@ -24,13 +24,56 @@
 struct _EsdHttpPlugin {
 	ErpcPlugin parent_instance;
 	SoupSession *session;
-	gint64 max_body;    /* --http-max-body-bytes */
-	gint max_streams;   /* --http-max-streams */
-	gint max_requests;  /* --http-max-requests */
+	gint64 max_body;   /* --http-max-body-bytes */
+	gint max_streams;  /* --http-max-streams */
+	gint max_requests; /* --http-max-requests */
 	guint in_flight;
 };
 
 G_DEFINE_TYPE(EsdHttpPlugin, esd_http_plugin, ERPC_TYPE_PLUGIN)
+
+/*
+ * GIO's default proxy resolver. GNOME's (glib-networking) aborts the process
+ * when its settings schema is missing ("No GSettings schemas are
+ * installed"), and GIO makes the default one for every connection
+ * (GProxyAddressEnumerator), whatever resolver the session has: without
+ * the schema, GIO is told to take the next supported resolver (libproxy:
+ * the environment variables, other desktops' settings) before it makes
+ * its default. The environment is changed once, on the main thread,
+ * before any request went out.
+ */
+static GProxyResolver *
+esd_http_plugin_proxy_resolver(void)
+{
+	GSettingsSchemaSource *source = g_settings_schema_source_get_default();
+	g_autoptr(GSettingsSchema) schema =
+	    source != NULL ? g_settings_schema_source_lookup(source, "org.gnome.system.proxy", TRUE)
+			   : NULL;
+	GIOExtensionPoint *point;
+
+	if (schema != NULL)
+		return g_object_ref(g_proxy_resolver_get_default());
+	/* loads GIO's modules, which register the resolvers */
+	(void)g_tls_backend_get_default();
+	point = g_io_extension_point_lookup(G_PROXY_RESOLVER_EXTENSION_POINT_NAME);
+	for (GList *l = point != NULL ? g_io_extension_point_get_extensions(point) : NULL;
+	     l != NULL;
+	     l = l->next) {
+		const gchar *name = g_io_extension_get_name(l->data);
+		g_autoptr(GObject) resolver = NULL;
+
+		if (g_strcmp0(name, "gnome") == 0)
+			continue;
+		resolver = g_object_new(g_io_extension_get_type(l->data), NULL);
+		if (G_IS_INITABLE(resolver) && !g_initable_init(G_INITABLE(resolver), NULL, NULL))
+			continue;
+		if (g_proxy_resolver_is_supported(G_PROXY_RESOLVER(resolver))) {
+			g_setenv("GIO_USE_PROXY_RESOLVER", name, FALSE);
+			break;
+		}
+	}
+	return g_object_ref(g_proxy_resolver_get_default());
+}
 
 /**
  * esd_http_plugin_get_session:
@@ -42,6 +85,8 @@ G_DEFINE_TYPE(EsdHttpPlugin, esd_http_plugin, ERPC_TYPE_PLUGIN)
 SoupSession *
 esd_http_plugin_get_session(EsdHttpPlugin *self, GError **error)
 {
+	g_autoptr(GProxyResolver) resolver = NULL;
+
 	if (self->session != NULL)
 		return self->session;
 	if (!esd_http_soup_load(error))
@@ -50,13 +95,17 @@ esd_http_plugin_get_session(EsdHttpPlugin *self, GError **error)
 	 * no I/O timeout: a request without timeoutMs waits as long as the
 	 * reference's; many requests in flight may go to one host
 	 */
-	self->session = soup_session_new_with_options("timeout",
-						      0,
-						      "max-conns",
-						      MAX(self->max_requests, 1) + MAX(self->max_streams, 1),
-						      "max-conns-per-host",
-						      MAX(self->max_requests, 1) + MAX(self->max_streams, 1),
-						      NULL);
+	resolver = esd_http_plugin_proxy_resolver();
+	self->session =
+	    soup_session_new_with_options("proxy-resolver",
+					  resolver,
+					  "timeout",
+					  0,
+					  "max-conns",
+					  MAX(self->max_requests, 1) + MAX(self->max_streams, 1),
+					  "max-conns-per-host",
+					  MAX(self->max_requests, 1) + MAX(self->max_streams, 1),
+					  NULL);
 	return self->session;
 }
 
@@ -159,12 +208,13 @@ esd_http_plugin_get_option_group(ErpcPlugin *plugin)
 	     N_("http/requests waiting for their response, all connections (default 256)"),
 	     "N"},
 	    {NULL}};
-	GOptionGroup *group = g_option_group_new("http",
-						 /* TRANSLATORS: the heading of the http plugin's options */
-						 _("HTTP requests (http plugin):"),
-						 _("Show the HTTP request options"),
-						 self,
-						 NULL);
+	GOptionGroup *group =
+	    g_option_group_new("http",
+			       /* TRANSLATORS: the heading of the http plugin's options */
+			       _("HTTP requests (http plugin):"),
+			       _("Show the HTTP request options"),
+			       self,
+			       NULL);
 
 	g_option_group_add_entries(group, entries);
 	g_option_group_set_translation_domain(group, GETTEXT_PACKAGE);
@@ -224,10 +274,11 @@ esd_http_plugin_startup(ErpcPlugin *plugin, GError **error)
 		return FALSE;
 	}
 	if (self->max_streams < 1 || self->max_requests < 1) {
-		g_set_error_literal(error,
-				    G_OPTION_ERROR,
-				    G_OPTION_ERROR_BAD_VALUE,
-				    "--http-max-streams and --http-max-requests must be at least 1");
+		g_set_error_literal(
+		    error,
+		    G_OPTION_ERROR,
+		    G_OPTION_ERROR_BAD_VALUE,
+		    "--http-max-streams and --http-max-requests must be at least 1");
 		return FALSE;
 	}
 	return TRUE;

@@ -25,7 +25,7 @@
  */
 struct _EsdHttpRequest {
 	GObject parent_instance;
-	EsdHttpPlugin *plugin; /* outlives every request */
+	EsdHttpPlugin *plugin;	  /* outlives every request */
 	EsdHttpConnection *state; /* NULL once the connection has gone */
 	ErpcConnection *connection;
 	ErpcCall *call; /* until answered */
@@ -36,8 +36,8 @@ struct _EsdHttpRequest {
 	GSource *timeout;
 	GSource *pause;
 	GByteArray *buf;
-	gsize max;	     /* what buf may hold */
-	guint64 seq;	     /* the last bodyDelta sent */
+	gsize max;   /* what buf may hold */
+	guint64 seq; /* the last bodyDelta sent */
 	gboolean timed_out;
 	gboolean in_flight;  /* holds one of the plugin's request slots */
 	gboolean streaming;  /* the result went; the body follows as notifications */
@@ -184,7 +184,8 @@ esd_http_request_is_decoded(SoupMessageHeaders *headers)
 {
 	static const gchar *const decoded[] = {"gzip", "x-gzip", "deflate", NULL};
 	const gchar *coding = soup_message_headers_get_one(headers, "Content-Encoding");
-	g_autofree gchar *lower = coding != NULL ? g_ascii_strdown(g_strstrip(g_strdup(coding)), -1) : NULL;
+	g_autofree gchar *lower =
+	    coding != NULL ? g_ascii_strdown(g_strstrip(g_strdup(coding)), -1) : NULL;
 
 	return lower != NULL && g_strv_contains(decoded, lower);
 }
@@ -195,8 +196,10 @@ esd_http_request_write_headers(EsdHttpRequest *self, ErpcJsonWriter *writer)
 {
 	SoupMessageHeaders *headers = soup_message_get_response_headers(self->msg);
 	gboolean decoded = esd_http_request_is_decoded(headers);
-	g_autoptr(GHashTable) groups =
-	    g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_ptr_array_unref);
+	g_autoptr(GHashTable) groups = g_hash_table_new_full(g_str_hash,
+							     g_str_equal,
+							     g_free,
+							     (GDestroyNotify)g_ptr_array_unref);
 	g_autoptr(GPtrArray) order = g_ptr_array_new();
 	SoupMessageHeadersIter iter;
 	const gchar *name;
@@ -305,7 +308,8 @@ esd_http_request_fail_body(EsdHttpRequest *self, const GError *error)
 	else
 		detail = g_strdup(error->message);
 	if (self->streaming) {
-		g_autofree gchar *text = g_strdup_printf("error decoding response body: %s", detail);
+		g_autofree gchar *text =
+		    g_strdup_printf("error decoding response body: %s", detail);
 		esd_http_request_flush(self);
 		esd_http_request_send_delta(self, NULL, 0, TRUE, text);
 		esd_http_request_done(self);
@@ -376,11 +380,12 @@ esd_http_request_too_big(EsdHttpRequest *self)
 
 	if (self->streaming || (gint64)self->buf->len <= max_body)
 		return FALSE;
-	esd_http_request_fail(self,
-			      "http/request failed: the response body is larger than the %" G_GINT64_FORMAT
-			      " bytes a buffered response may have (--http-max-body-bytes); use "
-			      "streamResponse",
-			      max_body);
+	esd_http_request_fail(
+	    self,
+	    "http/request failed: the response body is larger than the %" G_GINT64_FORMAT
+	    " bytes a buffered response may have (--http-max-body-bytes); use "
+	    "streamResponse",
+	    max_body);
 	return TRUE;
 }
 
@@ -484,7 +489,8 @@ esd_http_request_sent_cb(GObject *source, GAsyncResult *result, gpointer user_da
 		esd_http_request_release(self);
 	} else {
 		gint64 max_body = esd_http_plugin_get_max_body(self->plugin);
-		self->max = length >= 0 ? (gsize)MIN(length + 1, max_body + 1) : ESD_HTTP_BUFFER_MIN;
+		self->max =
+		    length >= 0 ? (gsize)MIN(length + 1, max_body + 1) : ESD_HTTP_BUFFER_MIN;
 		self->buf = g_byte_array_sized_new(self->max);
 	}
 	esd_http_request_read_more(self);
@@ -529,11 +535,10 @@ esd_http_request_build(EsdHttpParams *params)
 		soup_message_headers_append(headers, "accept", "*/*");
 	/* credentials in the URL are sent at once, as by the reference */
 	if (g_uri_get_user(uri) != NULL && !authorization) {
-		g_autofree gchar *pair = g_strdup_printf("%s:%s",
-							 g_uri_get_user(uri),
-							 g_uri_get_password(uri) != NULL
-							     ? g_uri_get_password(uri)
-							     : "");
+		g_autofree gchar *pair =
+		    g_strdup_printf("%s:%s",
+				    g_uri_get_user(uri),
+				    g_uri_get_password(uri) != NULL ? g_uri_get_password(uri) : "");
 		g_autofree gchar *encoded = g_base64_encode((const guchar *)pair, strlen(pair));
 		g_autofree gchar *value = g_strconcat("Basic ", encoded, NULL);
 		soup_message_headers_append(headers, "authorization", value);
