@@ -8,8 +8,20 @@
 #include "esd-http-request.h"
 #include "esd-http-soup.h"
 
-/* how long a stream waits before it looks again at a congested connection */
-#define ESD_HTTP_PAUSE_MS 10
+/*
+ * how long a stream waits before it looks again at a congested connection:
+ * 1 ms at first, since a reading client drains the queue in a few, then
+ * twice as long each time up to 32 ms, so that a client that does not read
+ * costs few wake-ups
+ */
+#define ESD_HTTP_PAUSE_MIN_MS 1
+#define ESD_HTTP_PAUSE_MAX_MS 32
+/*
+ * the most a stream reads before it sends a delta: well below the 1 MiB a
+ * delta may have, since smaller messages keep a pipe (stdio) moving; the
+ * reference's deltas are 8 to 512 KiB
+ */
+#define ESD_HTTP_STREAM_BLOCK (256 * 1024)
 /* the first buffer of a body read whole, when its length is not known */
 #define ESD_HTTP_BUFFER_MIN (64 * 1024)
 
@@ -35,6 +47,7 @@ struct _EsdHttpRequest {
 	GCancellable *cancellable;
 	GSource *timeout;
 	GSource *pause;
+	guint pause_ms; /* the next pause; 0 while not congested */
 	GByteArray *buf;
 	gsize max;   /* what buf may hold */
 	guint64 seq; /* the last bodyDelta sent */
@@ -330,6 +343,7 @@ esd_http_request_fail_body(EsdHttpRequest *self, const GError *error)
 static void
 esd_http_request_eof(EsdHttpRequest *self)
 {
+
 	if (self->streaming) {
 		esd_http_request_flush(self);
 		esd_http_request_send_delta(self, NULL, 0, TRUE, NULL);
@@ -436,7 +450,9 @@ esd_http_request_read_more(EsdHttpRequest *self)
 	if (self->streaming &&
 	    erpc_transport_is_congested(erpc_connection_get_transport(self->connection))) {
 		/* the client is behind: wait, reading nothing meanwhile */
-		self->pause = g_timeout_source_new(ESD_HTTP_PAUSE_MS);
+		self->pause_ms =
+		    CLAMP(self->pause_ms * 2, ESD_HTTP_PAUSE_MIN_MS, ESD_HTTP_PAUSE_MAX_MS);
+		self->pause = g_timeout_source_new(self->pause_ms);
 		g_source_set_callback(self->pause,
 				      esd_http_request_resume_cb,
 				      g_object_ref(self),
@@ -449,6 +465,7 @@ esd_http_request_read_more(EsdHttpRequest *self)
 		self->max = MIN(MAX(self->max * 2, fill + ESD_HTTP_BUFFER_MIN),
 				(gsize)esd_http_plugin_get_max_body(self->plugin) + 1);
 	}
+	self->pause_ms = 0;
 	room = self->max - fill;
 	g_byte_array_set_size(self->buf, self->max);
 	g_byte_array_set_size(self->buf, fill);
@@ -482,7 +499,7 @@ esd_http_request_sent_cb(GObject *source, GAsyncResult *result, gpointer user_da
 	}
 	if (self->params->stream) {
 		self->streaming = TRUE;
-		self->max = ESD_HTTP_DELTA_MAX;
+		self->max = ESD_HTTP_STREAM_BLOCK;
 		self->buf = g_byte_array_sized_new(self->max);
 		esd_http_request_answer(self, NULL, 0);
 		/* a stream is bounded by --http-max-streams, not by the requests in flight */
