@@ -14,14 +14,22 @@
  * median and 90th percentile of the round trips in microseconds.
  *
  *   bench-http-client stdio|ws REQUEST_JSON N
+ *
+ * `serve FD` is the loopback HTTP server of both workloads, a thread per
+ * connection on the listening socket FD: `/big/SIZE` answers SIZE bytes,
+ * anything else a 64-byte body.
+ *
+ *   bench-http-client serve FD
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 static unsigned char *buf;
@@ -123,6 +131,86 @@ send_text(const char *text)
 }
 
 static int
+send_all(int fd, const void *data, size_t n)
+{
+	const char *p = data;
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void *
+serve_conn(void *data)
+{
+	static const char small_reply[] =
+	    "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+	    "Content-Length: 64\r\n\r\n"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx";
+	int fd = (int)(intptr_t)data;
+	char req[65536];
+	size_t have = 0;
+	char *block = malloc(1 << 20);
+
+	memset(block, 'Z', 1 << 20);
+	for (;;) {
+		char *end = have > 0 ? memmem(req, have, "\r\n\r\n", 4) : NULL;
+		if (end == NULL) {
+			ssize_t n;
+			if (have == sizeof(req))
+				break;
+			n = read(fd, req + have, sizeof(req) - have);
+			if (n <= 0)
+				break;
+			have += (size_t)n;
+			continue;
+		}
+		size_t used = (size_t)(end + 4 - req);
+		char *path = memchr(req, ' ', used);
+		if (path != NULL && strncmp(path + 1, "/big/", 5) == 0) {
+			unsigned long long size = strtoull(path + 6, NULL, 10);
+			char head[128];
+			int h = snprintf(head,
+					 sizeof(head),
+					 "HTTP/1.1 200 OK\r\nContent-Length: %llu\r\n\r\n",
+					 size);
+			if (send_all(fd, head, (size_t)h) < 0)
+				break;
+			while (size > 0) {
+				size_t n = size < (1 << 20) ? (size_t)size : (1 << 20);
+				if (send_all(fd, block, n) < 0)
+					break;
+				size -= n;
+			}
+		} else if (send_all(fd, small_reply, sizeof(small_reply) - 1) < 0) {
+			break;
+		}
+		memmove(req, req + used, have - used);
+		have -= used;
+	}
+	free(block);
+	close(fd);
+	return NULL;
+}
+
+static int
+serve(int listener)
+{
+	for (;;) {
+		pthread_t thread;
+		int fd = accept(listener, NULL, NULL);
+		if (fd < 0)
+			return 1;
+		pthread_create(&thread, NULL, serve_conn, (void *)(intptr_t)fd);
+		pthread_detach(thread);
+	}
+}
+
+static int
 compare_doubles(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -171,6 +259,8 @@ main(int argc, char **argv)
 	static const char marker[] = "\"deltaBase64\":\"";
 	uint64_t bytes = 0, deltas = 0;
 
+	if (argc == 3 && strcmp(argv[1], "serve") == 0)
+		return serve(atoi(argv[2]));
 	if (argc != 3 && argc != 4)
 		return 2;
 	ws = strcmp(argv[1], "ws") == 0;
@@ -190,7 +280,8 @@ main(int argc, char **argv)
 		unsigned char *end;
 
 		if (start == NULL) {
-			if (memmem(msg, n, "\"error\"", 7) != NULL && memmem(msg, n, "\"id\"", 4) != NULL) {
+			if (memmem(msg, n, "\"error\"", 7) != NULL &&
+			    memmem(msg, n, "\"id\"", 4) != NULL) {
 				fprintf(stderr, "bench-http-client: %.*s\n", (int)n, msg);
 				return 1;
 			}

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """http/request of execserverd against the reference exec-server, side by side.
 
-Workloads, each against a loopback HTTP server of its own (a separate
-process, asyncio, keep-alive), with a fresh exec-server per trial:
+Workloads, against a loopback HTTP server (a separate process, C,
+keep-alive), with a fresh exec-server per trial:
   small   1,000 GETs of a 64-byte body, one after another: latency per
           request (p50, p90) as a C client sees it, server CPU per request;
   stream  one GET of 200 MB with streamResponse: MB/s of decoded body,
@@ -19,7 +19,6 @@ client is not the bottleneck; it gives stdio 1 MiB pipes. Not a test: nothing he
 """
 
 import argparse
-import asyncio
 import base64
 import json
 import os
@@ -36,53 +35,18 @@ import time
 
 REF = ("/work/ref/node_modules/@openai/codex-linux-x64/vendor/"
        "x86_64-unknown-linux-musl/bin/codex")
-SMALL_BODY = b"x" * 64
+SMALL_BODY = b"x" * 64  # what the C server answers
 
 
-# the loopback HTTP server, run in a child process (`--serve PORT_FD`)
+# the loopback HTTP server: the C client's `serve` mode, in a child process
 
-async def serve_conn(reader, writer):
-    block = b"\x5a" * (1 << 20)
-    try:
-        while True:
-            head = await reader.readuntil(b"\r\n\r\n")
-            path = head.split(b" ", 2)[1]
-            if path.startswith(b"/big/"):
-                size = int(path[5:])
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
-                while size > 0:
-                    n = min(size, len(block))
-                    writer.write(block[:n] if n < len(block) else block)
-                    size -= n
-                    await writer.drain()
-            else:
-                writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
-                             b"Content-Length: %d\r\n\r\n%s" % (len(SMALL_BODY), SMALL_BODY))
-                await writer.drain()
-    except (asyncio.IncompleteReadError, ConnectionError):
-        pass
-    writer.close()
-
-
-async def serve_main(sock):
-    server = await asyncio.start_server(serve_conn, sock=sock)
-    async with server:
-        await server.serve_forever()
-
-
-def serve(fd):
-    sock = socket.socket(fileno=fd)
-    asyncio.run(serve_main(sock))
-
-
-def start_http_server():
+def start_http_server(client):
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, __file__, "--serve", str(sock.fileno())],
-                            pass_fds=[sock.fileno()])
+    proc = subprocess.Popen([client, "serve", str(sock.fileno())], pass_fds=[sock.fileno()])
     sock.close()
     return proc, port
 
@@ -355,9 +319,6 @@ def trial_stream(kind, build, transport, port, mb, client):
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
-        serve(int(sys.argv[2]))
-        return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-n", type=int, default=5, help="trials per server (default 5)")
     ap.add_argument("--build", default=os.path.join(os.path.dirname(__file__), "..", "build"))
@@ -371,7 +332,7 @@ def main():
     transports = ["stdio", "ws"] if args.transport == "both" else [args.transport]
     workloads = [args.only] if args.only else ["small", "stream"]
     client = build_client(args.build)
-    server, port = start_http_server()
+    server, port = start_http_server(client)
     time.sleep(0.3)
     try:
         for transport in transports:

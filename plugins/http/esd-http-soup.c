@@ -18,6 +18,8 @@ static const gchar *const esd_http_soup_symbols[] = {
     "soup_session_send_async",
     "soup_session_send_finish",
     "soup_session_error_quark",
+    "soup_session_remove_feature_by_type",
+    "soup_auth_manager_get_type",
     "soup_message_new_from_uri",
     "soup_message_add_flags",
     "soup_message_get_request_headers",

@@ -16,6 +16,8 @@ typedef struct {
 	typeof(soup_session_send_async) *session_send_async;
 	typeof(soup_session_send_finish) *session_send_finish;
 	typeof(soup_session_error_quark) *session_error_quark;
+	typeof(soup_session_remove_feature_by_type) *session_remove_feature_by_type;
+	typeof(soup_auth_manager_get_type) *auth_manager_get_type;
 	typeof(soup_message_new_from_uri) *message_new_from_uri;
 	typeof(soup_message_add_flags) *message_add_flags;
 	typeof(soup_message_get_request_headers) *message_get_request_headers;
