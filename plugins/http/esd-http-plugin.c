@@ -4,167 +4,82 @@
 
 #include <glib/gi18n-lib.h>
 
-#include "esd-http-connection.h"
-#include "esd-http-params.h"
+#include <dlfcn.h>
+
+#include "esd-http-impl.h"
 #include "esd-http-plugin.h"
-#include "esd-http-request.h"
-#include "esd-http-soup.h"
 
 /**
  * EsdHttpPlugin:
  *
  * `http/request` (PROTOCOL.md §12): HTTP made by the executor, through
- * libsoup's #SoupSession, with the proxy the machine is configured with
- * (the default #GProxyResolver) and GIO's TLS with the system CA store.
- * libsoup is opened on the first request, so that a daemon that makes
- * none starts without it. One session serves every connection, so
- * keep-alive connections to a server are shared.
+ * libsoup's #SoupSession. This module only registers the method, the
+ * capability and the options; the requests are in libesd-http-request.so
+ * (esd-http-impl.h), opened on the first request, so that a daemon that
+ * makes none maps neither it nor libsoup.
  */
 
 struct _EsdHttpPlugin {
 	ErpcPlugin parent_instance;
-	SoupSession *session;
-	gint64 max_body;   /* --http-max-body-bytes */
-	gint max_streams;  /* --http-max-streams */
-	gint max_requests; /* --http-max-requests */
-	guint in_flight;
+	EsdHttpLimits limits;
+	const EsdHttpImpl *impl; /* once loaded */
+	EsdHttpContext *context;
+	gchar *impl_failure;
 };
 
 G_DEFINE_TYPE(EsdHttpPlugin, esd_http_plugin, ERPC_TYPE_PLUGIN)
 
-/*
- * GIO's default proxy resolver. GNOME's (glib-networking) aborts the process
- * when its settings schema is missing ("No GSettings schemas are
- * installed"), and GIO makes the default one for every connection
- * (GProxyAddressEnumerator), whatever resolver the session has: without
- * the schema, GIO is told to take the next supported resolver (libproxy:
- * the environment variables, other desktops' settings) before it makes
- * its default. The environment is changed once, on the main thread,
- * before any request went out.
- */
-static GProxyResolver *
-esd_http_plugin_proxy_resolver(void)
+/* libesd-http-request.so, next to this module; FALSE with the reason kept */
+static gboolean
+esd_http_plugin_load_impl(EsdHttpPlugin *self)
 {
-	GSettingsSchemaSource *source = g_settings_schema_source_get_default();
-	g_autoptr(GSettingsSchema) schema =
-	    source != NULL ? g_settings_schema_source_lookup(source, "org.gnome.system.proxy", TRUE)
-			   : NULL;
-	GIOExtensionPoint *point;
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *path = NULL;
+	EsdHttpImplGetFunc get = NULL;
+	GModule *module;
+	Dl_info info;
 
-	if (schema != NULL)
-		return g_object_ref(g_proxy_resolver_get_default());
-	/* loads GIO's modules, which register the resolvers */
-	(void)g_tls_backend_get_default();
-	point = g_io_extension_point_lookup(G_PROXY_RESOLVER_EXTENSION_POINT_NAME);
-	for (GList *l = point != NULL ? g_io_extension_point_get_extensions(point) : NULL;
-	     l != NULL;
-	     l = l->next) {
-		const gchar *name = g_io_extension_get_name(l->data);
-		g_autoptr(GObject) resolver = NULL;
-
-		if (g_strcmp0(name, "gnome") == 0)
-			continue;
-		resolver = g_object_new(g_io_extension_get_type(l->data), NULL);
-		if (G_IS_INITABLE(resolver) && !g_initable_init(G_INITABLE(resolver), NULL, NULL))
-			continue;
-		if (g_proxy_resolver_is_supported(G_PROXY_RESOLVER(resolver))) {
-			g_setenv("GIO_USE_PROXY_RESOLVER", name, FALSE);
-			break;
-		}
-	}
-	return g_object_ref(g_proxy_resolver_get_default());
-}
-
-/**
- * esd_http_plugin_get_session:
- * @self: the plugin
- * @error: return location for a #GError, or %NULL
- *
- * Returns: (transfer none): the session of every request, made on first use
- */
-SoupSession *
-esd_http_plugin_get_session(EsdHttpPlugin *self, GError **error)
-{
-	g_autoptr(GProxyResolver) resolver = NULL;
-
-	if (self->session != NULL)
-		return self->session;
-	if (!esd_http_soup_load(error))
-		return NULL;
-	/*
-	 * no I/O timeout: a request without timeoutMs waits as long as the
-	 * reference's; many requests in flight may go to one host
-	 */
-	resolver = esd_http_plugin_proxy_resolver();
-	self->session =
-	    soup_session_new_with_options("proxy-resolver",
-					  resolver,
-					  "timeout",
-					  0,
-					  "max-conns",
-					  MAX(self->max_requests, 1) + MAX(self->max_streams, 1),
-					  "max-conns-per-host",
-					  MAX(self->max_requests, 1) + MAX(self->max_streams, 1),
-					  NULL);
-	return self->session;
-}
-
-gint64
-esd_http_plugin_get_max_body(EsdHttpPlugin *self)
-{
-	return self->max_body;
-}
-
-guint
-esd_http_plugin_get_max_streams(EsdHttpPlugin *self)
-{
-	return (guint)self->max_streams;
-}
-
-/**
- * esd_http_plugin_take_request:
- * @self: the plugin
- * @error: return location for a #GError, or %NULL
- *
- * Takes one of the --http-max-requests slots of requests waiting for their
- * response, daemon-wide; give it back with esd_http_plugin_release_request().
- *
- * Returns: %TRUE if a slot was free
- */
-gboolean
-esd_http_plugin_take_request(EsdHttpPlugin *self, GError **error)
-{
-	if (self->in_flight >= (guint)self->max_requests) {
-		g_set_error(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_BUSY,
-			    "http/request: too many requests in flight (limit %d, "
-			    "--http-max-requests)",
-			    self->max_requests);
+	if (self->impl != NULL || self->impl_failure != NULL)
+		return self->impl != NULL;
+	if (dladdr((gconstpointer)esd_http_plugin_load_impl, &info) == 0 ||
+	    info.dli_fname == NULL) {
+		self->impl_failure = g_strdup("cannot find the http plugin's directory");
 		return FALSE;
 	}
-	self->in_flight++;
+	dir = g_path_get_dirname(info.dli_fname);
+	path = g_build_filename(dir, ESD_HTTP_IMPL_MODULE, NULL);
+	module = g_module_open(path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+	if (module == NULL) {
+		self->impl_failure = g_strdup(g_module_error());
+		return FALSE;
+	}
+	if (!g_module_symbol(module, ESD_HTTP_IMPL_SYMBOL, (gpointer *)&get) || get == NULL ||
+	    g_strcmp0(get()->build_id, ERPC_BUILD_ID) != 0) {
+		self->impl_failure = g_strdup_printf("%s is not of this build", path);
+		g_module_close(module);
+		return FALSE;
+	}
+	/* never closed: its types and the session stay in use */
+	g_module_make_resident(module);
+	self->impl = get();
+	self->context = self->impl->context_new(&self->limits);
 	return TRUE;
-}
-
-void
-esd_http_plugin_release_request(EsdHttpPlugin *self)
-{
-	g_return_if_fail(self->in_flight > 0);
-	self->in_flight--;
 }
 
 static void
 esd_http_plugin_request(ErpcCall *call, JsonObject *params, gpointer user_data)
 {
-	g_autoptr(GError) error = NULL;
-	EsdHttpParams *parsed = esd_http_params_parse(params, g_getenv, &error);
+	EsdHttpPlugin *self = ESD_HTTP_PLUGIN(user_data);
 
-	if (parsed == NULL) {
+	if (!esd_http_plugin_load_impl(self)) {
+		g_autoptr(GError) error = g_error_new(ERPC_ERROR,
+						      ERPC_ERROR_INTERNAL,
+						      "http/request failed: %s",
+						      self->impl_failure);
 		erpc_call_return_error(call, error);
 		return;
 	}
-	esd_http_request_start(ESD_HTTP_PLUGIN(user_data), call, parsed);
+	self->impl->request(self->context, call, params);
 }
 
 static gboolean
@@ -190,21 +105,21 @@ esd_http_plugin_get_option_group(ErpcPlugin *plugin)
 	     0,
 	     0,
 	     G_OPTION_ARG_INT64,
-	     &self->max_body,
+	     &self->limits.max_body,
 	     N_("Largest response body http/request returns whole (default 64 MiB)"),
 	     "BYTES"},
 	    {"http-max-streams",
 	     0,
 	     0,
 	     G_OPTION_ARG_INT,
-	     &self->max_streams,
+	     &self->limits.max_streams,
 	     N_("Streamed http/request responses active per connection (default 64)"),
 	     "N"},
 	    {"http-max-requests",
 	     0,
 	     0,
 	     G_OPTION_ARG_INT,
-	     &self->max_requests,
+	     &self->limits.max_requests,
 	     N_("http/requests waiting for their response, all connections (default 256)"),
 	     "N"},
 	    {NULL}};
@@ -251,11 +166,11 @@ esd_http_plugin_load_config(ErpcPlugin *plugin, GKeyFile *file, const gchar *gro
 			return FALSE;
 		}
 		if (i == 0)
-			self->max_body = value;
+			self->limits.max_body = value;
 		else if (i == 1)
-			self->max_streams = (gint)value;
+			self->limits.max_streams = (gint)value;
 		else
-			self->max_requests = (gint)value;
+			self->limits.max_requests = (gint)value;
 	}
 	return TRUE;
 }
@@ -266,14 +181,16 @@ esd_http_plugin_startup(ErpcPlugin *plugin, GError **error)
 	EsdHttpPlugin *self = ESD_HTTP_PLUGIN(plugin);
 
 	/* a buffered body goes out as one base64 string */
-	if (self->max_body < 0 || self->max_body > G_MAXINT32) {
+	if (self->limits.max_body < 0 || self->limits.max_body > G_MAXINT32) {
 		g_set_error_literal(error,
 				    G_OPTION_ERROR,
 				    G_OPTION_ERROR_BAD_VALUE,
 				    "--http-max-body-bytes must be between 0 and 2147483647");
 		return FALSE;
 	}
-	if (self->max_streams < 1 || self->max_requests < 1) {
+	/* their sum bounds the session's connections */
+	if (self->limits.max_streams < 1 || self->limits.max_requests < 1 ||
+	    self->limits.max_streams > G_MAXINT / 2 || self->limits.max_requests > G_MAXINT / 2) {
 		g_set_error_literal(
 		    error,
 		    G_OPTION_ERROR,
@@ -287,23 +204,29 @@ esd_http_plugin_startup(ErpcPlugin *plugin, GError **error)
 static void
 esd_http_plugin_connection_closed(ErpcPlugin *plugin, ErpcConnection *connection)
 {
-	esd_http_connection_drop(connection, plugin);
+	EsdHttpPlugin *self = ESD_HTTP_PLUGIN(plugin);
+
+	/* before the first request, no connection has anything of ours */
+	if (self->impl != NULL)
+		self->impl->connection_closed(self->context, connection);
 }
 
 static void
 esd_http_plugin_finalize(GObject *object)
 {
 	EsdHttpPlugin *self = ESD_HTTP_PLUGIN(object);
-	g_clear_object(&self->session);
+	if (self->context != NULL)
+		self->impl->context_free(self->context);
+	g_free(self->impl_failure);
 	G_OBJECT_CLASS(esd_http_plugin_parent_class)->finalize(object);
 }
 
 static void
 esd_http_plugin_init(EsdHttpPlugin *self)
 {
-	self->max_body = ESD_HTTP_MAX_BODY_DEFAULT;
-	self->max_streams = ESD_HTTP_MAX_STREAMS_DEFAULT;
-	self->max_requests = ESD_HTTP_MAX_REQUESTS_DEFAULT;
+	self->limits.max_body = ESD_HTTP_MAX_BODY_DEFAULT;
+	self->limits.max_streams = ESD_HTTP_MAX_STREAMS_DEFAULT;
+	self->limits.max_requests = ESD_HTTP_MAX_REQUESTS_DEFAULT;
 }
 
 static void

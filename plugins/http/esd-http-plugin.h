@@ -2,7 +2,6 @@
 #pragma once
 
 #include <execrpc-plugin.h>
-#include <libsoup/soup.h>
 
 G_BEGIN_DECLS
 
@@ -13,16 +12,5 @@ G_DECLARE_FINAL_TYPE(EsdHttpPlugin, esd_http_plugin, ESD, HTTP_PLUGIN, ErpcPlugi
 #define ESD_HTTP_MAX_BODY_DEFAULT     (64 * 1024 * 1024)
 #define ESD_HTTP_MAX_STREAMS_DEFAULT  64
 #define ESD_HTTP_MAX_REQUESTS_DEFAULT 256
-
-SoupSession *
-esd_http_plugin_get_session(EsdHttpPlugin *self, GError **error);
-gint64
-esd_http_plugin_get_max_body(EsdHttpPlugin *self);
-guint
-esd_http_plugin_get_max_streams(EsdHttpPlugin *self);
-gboolean
-esd_http_plugin_take_request(EsdHttpPlugin *self, GError **error);
-void
-esd_http_plugin_release_request(EsdHttpPlugin *self);
 
 G_END_DECLS

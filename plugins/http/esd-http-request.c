@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "esd-http-connection.h"
+#include "esd-http-context.h"
 #include "esd-http-request.h"
 #include "esd-http-soup.h"
 
@@ -37,7 +38,7 @@
  */
 struct _EsdHttpRequest {
 	GObject parent_instance;
-	EsdHttpPlugin *plugin;	  /* outlives every request */
+	EsdHttpContext *context;  /* outlives every request */
 	EsdHttpConnection *state; /* NULL once the connection has gone */
 	ErpcConnection *connection;
 	ErpcCall *call; /* until answered */
@@ -67,7 +68,7 @@ esd_http_request_release(EsdHttpRequest *self)
 {
 	if (self->in_flight) {
 		self->in_flight = FALSE;
-		esd_http_plugin_release_request(self->plugin);
+		esd_http_context_release_request(self->context);
 	}
 }
 
@@ -390,7 +391,7 @@ esd_http_request_read_ready(EsdHttpRequest *self, GError **error)
 static gboolean
 esd_http_request_too_big(EsdHttpRequest *self)
 {
-	gint64 max_body = esd_http_plugin_get_max_body(self->plugin);
+	gint64 max_body = self->context->limits->max_body;
 
 	if (self->streaming || (gint64)self->buf->len <= max_body)
 		return FALSE;
@@ -463,7 +464,7 @@ esd_http_request_read_more(EsdHttpRequest *self)
 	if (!self->streaming && fill + ESD_HTTP_BUFFER_MIN / 2 > self->max) {
 		/* grow a whole body's buffer, up to one byte beyond the limit */
 		self->max = MIN(MAX(self->max * 2, fill + ESD_HTTP_BUFFER_MIN),
-				(gsize)esd_http_plugin_get_max_body(self->plugin) + 1);
+				(gsize)self->context->limits->max_body + 1);
 	}
 	self->pause_ms = 0;
 	room = self->max - fill;
@@ -505,7 +506,7 @@ esd_http_request_sent_cb(GObject *source, GAsyncResult *result, gpointer user_da
 		/* a stream is bounded by --http-max-streams, not by the requests in flight */
 		esd_http_request_release(self);
 	} else {
-		gint64 max_body = esd_http_plugin_get_max_body(self->plugin);
+		gint64 max_body = self->context->limits->max_body;
 		self->max =
 		    length >= 0 ? (gsize)MIN(length + 1, max_body + 1) : ESD_HTTP_BUFFER_MIN;
 		self->buf = g_byte_array_sized_new(self->max);
@@ -569,7 +570,7 @@ esd_http_request_build(EsdHttpParams *params)
 
 /**
  * esd_http_request_start:
- * @plugin: the plugin
+ * @context: the plugin's requests
  * @call: the http/request call
  * @params: (transfer full): its params, checked
  *
@@ -577,13 +578,13 @@ esd_http_request_build(EsdHttpParams *params)
  * body) is there, or with the error that stopped it.
  */
 void
-esd_http_request_start(EsdHttpPlugin *plugin, ErpcCall *call, EsdHttpParams *params)
+esd_http_request_start(EsdHttpContext *context, ErpcCall *call, EsdHttpParams *params)
 {
 	g_autoptr(EsdHttpRequest) self = g_object_new(ESD_TYPE_HTTP_REQUEST, NULL);
 	g_autoptr(GError) error = NULL;
 	SoupSession *session;
 
-	self->plugin = plugin;
+	self->context = context;
 	self->params = params;
 	self->connection = g_object_ref(erpc_call_get_connection(call));
 	if (params->timeout_ms == 0) {
@@ -595,22 +596,21 @@ esd_http_request_start(EsdHttpPlugin *plugin, ErpcCall *call, EsdHttpParams *par
 		erpc_call_return_error(call, error);
 		return;
 	}
-	self->state = esd_http_connection_get(self->connection, plugin);
-	if (params->stream &&
-	    !esd_http_connection_add_stream(self->state,
-					    params->request_id,
-					    esd_http_plugin_get_max_streams(plugin),
-					    &error)) {
+	self->state = esd_http_connection_get(self->connection, context);
+	if (params->stream && !esd_http_connection_add_stream(self->state,
+							      params->request_id,
+							      (guint)context->limits->max_streams,
+							      &error)) {
 		self->state = NULL;
 		erpc_call_return_error(call, error);
 		return;
 	}
 	self->call = g_object_ref(call);
 	esd_http_connection_add_request(self->state, G_OBJECT(self));
-	if (!esd_http_plugin_take_request(plugin, &error))
+	if (!esd_http_context_take_request(context, &error))
 		return esd_http_request_fail(self, "%s", error->message);
 	self->in_flight = TRUE;
-	session = esd_http_plugin_get_session(plugin, &error);
+	session = esd_http_context_get_session(context, &error);
 	if (session == NULL)
 		return esd_http_request_fail(self, "http/request failed: %s", error->message);
 	self->msg = esd_http_request_build(params);

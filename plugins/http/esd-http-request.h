@@ -3,8 +3,8 @@
 
 #include <execrpc-plugin.h>
 
+#include "esd-http-impl.h"
 #include "esd-http-params.h"
-#include "esd-http-plugin.h"
 
 G_BEGIN_DECLS
 
@@ -15,7 +15,7 @@ G_DECLARE_FINAL_TYPE(EsdHttpRequest, esd_http_request, ESD, HTTP_REQUEST, GObjec
 #define ESD_HTTP_DELTA_MAX (1024 * 1024)
 
 void
-esd_http_request_start(EsdHttpPlugin *plugin, ErpcCall *call, EsdHttpParams *params);
+esd_http_request_start(EsdHttpContext *context, ErpcCall *call, EsdHttpParams *params);
 void
 esd_http_request_cancel(EsdHttpRequest *self);
 
