@@ -607,8 +607,13 @@ esd_http_request_start(EsdHttpContext *context, ErpcCall *call, EsdHttpParams *p
 	}
 	self->call = g_object_ref(call);
 	esd_http_connection_add_request(self->state, G_OBJECT(self));
-	if (!esd_http_context_take_request(context, &error))
-		return esd_http_request_fail(self, "%s", error->message);
+	if (!esd_http_context_take_request(context, &error)) {
+		/* -32600, as every limit */
+		erpc_call_return_error(self->call, error);
+		g_clear_object(&self->call);
+		esd_http_request_done(self);
+		return;
+	}
 	self->in_flight = TRUE;
 	session = esd_http_context_get_session(context, &error);
 	if (session == NULL)

@@ -495,6 +495,34 @@ test_stream_limit(Fx *fx)
 	}
 }
 
+/* one request in flight at most, two run at once on the connection */
+static void
+test_request_limit(Fx *fx)
+{
+	guint first = fx_send(fx,
+			      "{'method':'GET','url':'http://127.0.0.1:@P/never','requestId':'a',"
+			      "'timeoutMs':1500}");
+	g_autoptr(JsonNode) refused = NULL;
+	g_autoptr(JsonNode) timed_out = NULL;
+	g_autofree gchar *id = NULL;
+
+	/* the first is at the server before the second is sent */
+	ESD_WAIT_UNTIL(http_servers_get_requests(fx->servers) == 1, WAIT_MS);
+	fx_send(fx, "{'method':'GET','url':'http://127.0.0.1:@P/echo','requestId':'b'}");
+	refused = fx_wait(fx, fx->next_id);
+	id = g_strdup_printf("%u", fx->next_id);
+	esd_test_peer_assert_reply_error(refused,
+					 id,
+					 -32600,
+					 "http/request: too many requests in flight (limit 1, "
+					 "--http-max-requests)");
+	timed_out = fx_wait(fx, first);
+	g_assert_cmpint(esd_test_json_get_int(timed_out, "error.code"), ==, -32603);
+	/* the slot is free again */
+	json_node_unref(
+	    fx_ok(fx, "{'method':'GET','url':'http://127.0.0.1:@P/echo','requestId':'c'}"));
+}
+
 static void
 test_proxy(Fx *fx)
 {
@@ -823,6 +851,11 @@ run_case(gconstpointer user_data)
 
 static const gchar *const args_small_body[] = {"--http-max-body-bytes", "1000", NULL};
 static const gchar *const args_one_stream[] = {"--http-max-streams", "1", NULL};
+static const gchar *const args_one_request[] = {"--http-max-requests",
+						"1",
+						"--concurrent-requests",
+						"2",
+						NULL};
 
 static const CaseDef cases[] = {
     {"echo", test_echo, NULL, NULL},
@@ -835,6 +868,7 @@ static const CaseDef cases[] = {
     {"stream", test_stream, NULL, NULL},
     {"stream-short", test_stream_short, NULL, NULL},
     {"stream-limit", test_stream_limit, args_one_stream, NULL},
+    {"request-limit", test_request_limit, args_one_request, NULL},
     {"stream-big", test_stream_big, NULL, NULL},
     {"stream-vanish", test_stream_vanish, NULL, NULL},
     {"proxy", test_proxy, NULL, NULL},
