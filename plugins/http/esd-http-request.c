@@ -198,10 +198,9 @@ esd_http_request_is_decoded(SoupMessageHeaders *headers)
 {
 	static const gchar *const decoded[] = {"gzip", "x-gzip", "deflate", NULL};
 	const gchar *coding = soup_message_headers_get_one(headers, "Content-Encoding");
-	g_autofree gchar *lower =
-	    coding != NULL ? g_ascii_strdown(g_strstrip(g_strdup(coding)), -1) : NULL;
+	g_autofree gchar *lower = coding != NULL ? g_ascii_strdown(coding, -1) : NULL;
 
-	return lower != NULL && g_strv_contains(decoded, lower);
+	return lower != NULL && g_strv_contains(decoded, g_strstrip(lower));
 }
 
 /* the response headers: names lower-case, grouped by name as the reference has them */

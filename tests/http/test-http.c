@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "esd-test-utils.h"
 #include "http-servers.h"
@@ -360,17 +361,24 @@ test_transport_errors(Fx *fx)
 	    "http/request failed: error sending request for url (http://127.0.0.1:@P/never): "
 	    "timed out after 300 ms");
 	fx_fail(fx,
+		"{'method':'GET','url':'http://127.0.0.1:@P/echo','requestId':'a','timeoutMs':0}",
+		-32603,
+		"http/request failed: route-aware request timed out");
+	g_assert_cmpuint(http_servers_get_requests(fx->servers), ==, 1);
+}
+
+/* the system CA store does not know the test's self-signed certificate */
+static void
+test_tls(Fx *fx)
+{
+	fx_fail(fx,
 		"{'method':'GET','url':'https://127.0.0.1:@T/echo','requestId':'a'}",
 		-32603,
 		"http/request failed: error sending request for url (https://127.0.0.1:@T/echo): "
 		"the server's TLS certificate was rejected: it is not signed by a trusted "
 		"authority*");
-	fx_fail(fx,
-		"{'method':'GET','url':'http://127.0.0.1:@P/echo','requestId':'a','timeoutMs':0}",
-		-32603,
-		"http/request failed: route-aware request timed out");
 	/* the TLS server saw a handshake, never a request */
-	g_assert_cmpuint(http_servers_get_requests(fx->servers), ==, 1);
+	g_assert_cmpuint(http_servers_get_requests(fx->servers), ==, 0);
 }
 
 static void
@@ -717,7 +725,12 @@ test_stream_big(Fx *fx)
 			g_usleep(50 * 1000);
 	}
 	g_assert_cmpuint(total, ==, BIG_SIZE);
+#if !defined(__SANITIZE_ADDRESS__)
 	g_assert_cmpuint(daemon_status_kb(fx, "VmHWM"), <, rss_before + BIG_RSS_MAX_KB);
+#else
+	/* a sanitizer build keeps freed memory in its quarantine */
+	(void)rss_before;
+#endif
 	if (fx->ws)
 		rawws_close(&ws);
 }
@@ -847,6 +860,14 @@ run_case(gconstpointer user_data)
 	fx_setup(&fx, c);
 	c->def->func(&fx);
 	fx_teardown(&fx);
+#if defined(__SANITIZE_ADDRESS__)
+	/*
+	 * the test's own TLS server (GnuTLS) makes LeakSanitizer's tracer crash
+	 * at exit; the daemon, whose leaks matter, was checked at its exit
+	 */
+	if (c->def->func == test_tls)
+		_exit(0);
+#endif
 }
 
 static const gchar *const args_small_body[] = {"--http-max-body-bytes", "1000", NULL};
@@ -863,6 +884,7 @@ static const CaseDef cases[] = {
     {"refused-params", test_refused_params, NULL, NULL},
     {"redirects", test_redirects, NULL, NULL},
     {"transport-errors", test_transport_errors, NULL, NULL},
+    {"tls", test_tls, NULL, NULL},
     {"gzip", test_gzip, NULL, NULL},
     {"body-limit", test_body_limit, args_small_body, NULL},
     {"stream", test_stream, NULL, NULL},
