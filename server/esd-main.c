@@ -153,17 +153,16 @@ esd_main_log_writer(GLogLevelFlags log_level,
 	return G_LOG_WRITER_HANDLED;
 }
 
-/* the binary in the build tree finds the build tree's plugins */
-static gboolean
-esd_main_running_from_build_tree(void)
+/* a directory named on the command line that gives no plugin is a mistake worth a word */
+static void
+esd_main_check_plugins_dir(const gchar *dir)
 {
-	g_autofree gchar *exe = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree gchar *dir = NULL;
+	g_autoptr(GDir) gdir = NULL;
+	g_autoptr(GError) error = NULL;
 
-	if (exe == NULL)
-		return FALSE;
-	dir = g_path_get_dirname(exe);
-	return g_strcmp0(dir, ESD_BUILD_SERVERDIR) == 0;
+	gdir = g_dir_open(dir, 0, &error);
+	if (gdir == NULL)
+		g_warning("--plugins-dir %s: %s", dir, error->message);
 }
 
 static void
@@ -280,7 +279,8 @@ main(int argc, char *argv[])
 	gboolean dbus = FALSE;
 	gboolean dbus_allow_sandboxed = FALSE;
 	gint idle_timeout = 60;
-	gboolean from_build_tree;
+	const gchar *build_plugindir;
+	const gchar *supervisor;
 	gint concurrent_requests = 1;
 	gint session_grace = 80;
 	gint process_retention = 80;
@@ -473,7 +473,9 @@ main(int argc, char *argv[])
 	    {NULL}};
 
 	setlocale(LC_ALL, "");
-	bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+	/* $ESD_LOCALEDIR: the build tree's catalogs, as for the plugins below */
+	bindtextdomain(GETTEXT_PACKAGE,
+		       g_getenv("ESD_LOCALEDIR") != NULL ? g_getenv("ESD_LOCALEDIR") : LOCALEDIR);
 	bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
 	textdomain(GETTEXT_PACKAGE);
 
@@ -487,22 +489,30 @@ main(int argc, char *argv[])
 	g_log_set_writer_func(esd_main_log_writer, &verbose, NULL);
 	server = g_object_new(ESD_TYPE_SERVER, NULL);
 	plugin_context = erpc_registry_get_context(esd_server_get_registry(server));
-	for (guint i = 0; plugin_dirs_early[i] != NULL; i++)
+	for (guint i = 0; plugin_dirs_early[i] != NULL; i++) {
+		esd_main_check_plugins_dir(plugin_dirs_early[i]);
 		esd_plugin_loader_add_dir(esd_server_get_loader(server),
 					  plugin_dirs_early[i],
 					  FALSE);
-	from_build_tree = esd_main_running_from_build_tree();
-	/* the directories that come with this binary, see esd-plugin-loader.c */
-	if (from_build_tree) {
+	}
+	/*
+	 * the directories that come with this binary, see esd-plugin-loader.c;
+	 * the build tree's are named by the environment (meson devenv, the test
+	 * suite), so that the binary holds no path of the tree it was built in
+	 */
+	build_plugindir = g_getenv("ESD_BUILD_PLUGINDIR");
+	if (build_plugindir != NULL && build_plugindir[0] != '\0')
 		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
-					       ESD_BUILD_PLUGINDIR,
+					       build_plugindir,
 					       ESD_PLUGIN_DIR_FLAG_SUBDIRS |
 						   ESD_PLUGIN_DIR_FLAG_INSTALLED);
-		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
-	} else
+	else
 		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
 					       ESD_PLUGINDIR,
 					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
+	supervisor = g_getenv("ESD_SUPERVISOR");
+	if (supervisor != NULL && supervisor[0] != '\0')
+		esd_spawn_set_supervisor(supervisor);
 	/* transport plugins with a manifest load when the command line needs them */
 	esd_plugin_loader_set_defer(esd_server_get_loader(server), TRUE);
 	if (!esd_server_load_plugins(server, &error)) {

@@ -84,21 +84,14 @@ execrpc_tool_usage_error(GOptionContext *context, const gchar *message)
 	return EXECRPC_EXIT_USAGE;
 }
 
-/* the build tree's daemon when this is the build tree's execrpc */
+/* $EXECRPC_SERVER, set to the build tree's daemon by meson devenv and the tests */
 static gchar *
 execrpc_tool_default_server(void)
 {
 	const gchar *env = g_getenv("EXECRPC_SERVER");
-	g_autofree gchar *self = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree gchar *dir = NULL;
 
 	if (env != NULL && env[0] != '\0')
 		return g_strdup(env);
-	if (self != NULL) {
-		dir = g_path_get_dirname(self);
-		if (g_strcmp0(dir, EXECRPC_BUILD_TOOLSDIR) == 0)
-			return g_strdup(EXECRPC_BUILD_DAEMON);
-	}
 	return g_strdup("execserverd");
 }
 
@@ -476,7 +469,9 @@ main(int argc, char **argv)
 	};
 
 	setlocale(LC_ALL, "");
-	bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+	/* $ESD_LOCALEDIR: the build tree's catalogs */
+	bindtextdomain(GETTEXT_PACKAGE,
+		       g_getenv("ESD_LOCALEDIR") != NULL ? g_getenv("ESD_LOCALEDIR") : LOCALEDIR);
 	bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
 	textdomain(GETTEXT_PACKAGE);
 

@@ -134,6 +134,31 @@ test_plugins_dir_preparsed(void)
 	}
 }
 
+/* a --plugins-dir that cannot be read is named, not silently skipped */
+static void
+test_plugins_dir_unreadable(void)
+{
+	g_autofree gchar *missing = g_build_filename(scratch, "no-such-dir", NULL);
+	g_autofree gchar *file = write_config("not-a-dir", "");
+	const gchar *args[] = {"--plugins-dir", missing, "--plugins-dir", file, "--version", NULL};
+	g_autofree gchar *expect_missing = g_strdup_printf("WARNING: --plugins-dir %s: ", missing);
+	g_autofree gchar *expect_file = g_strdup_printf("WARNING: --plugins-dir %s: ", file);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *err = NULL;
+
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	g_assert_nonnull(strstr(err, expect_missing));
+	g_assert_nonnull(strstr(err, expect_file));
+	/* a directory that exists, even empty, is no mistake */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(
+	    run((const gchar *[]){"--plugins-dir", scratch, "--version", NULL}, &out, &err),
+	    ==,
+	    0);
+	g_assert_null(strstr(err, "--plugins-dir"));
+}
+
 /* a section reaches its plugin; the command line wins over it */
 static void
 test_values_and_precedence(void)
@@ -307,6 +332,7 @@ main(int argc, char **argv)
 	g_assert_no_error(error);
 	g_test_add_func(CONFIG_TEST "help-all", test_help_all);
 	g_test_add_func(CONFIG_TEST "plugins-dir-preparsed", test_plugins_dir_preparsed);
+	g_test_add_func(CONFIG_TEST "plugins-dir-unreadable", test_plugins_dir_unreadable);
 	g_test_add_func(CONFIG_TEST "values-and-precedence", test_values_and_precedence);
 	g_test_add_func(CONFIG_TEST "help-with-broken-file", test_help_with_broken_file);
 	g_test_add_func(CONFIG_TEST "unknown", test_unknown);
