@@ -243,28 +243,76 @@ esd_main_add_plugin_groups(GOptionContext *context, EsdServer *server)
 	}
 }
 
-/* the config file's sections to the plugins, before the command line replaces them */
+/*
+ * The config files, before the command line replaces what they set: the one
+ * --config names (the last one), else the system file and then the user's,
+ * whose keys replace the system file's. [execserverd] holds the daemon's own
+ * options (their string lists go to *listen), the other sections are the
+ * plugins'.
+ */
 static gboolean
-esd_main_load_config(EsdServer *server, const gchar *const *config, GError **error)
+esd_main_load_config(EsdServer *server,
+		     const gchar *const *config,
+		     const GOptionEntry *entries,
+		     GStrv *listen,
+		     GError **error)
 {
-	const gchar *path = ESD_CONFIG_FILE;
-	gboolean required = FALSE;
-	g_autoptr(GKeyFile) file = NULL;
-	g_autoptr(GError) error_local = NULL;
+	/* read before any file, or not settings */
+	static const gchar *const not_keys[] = {"config",
+						"plugins-dir",
+						"list-plugins",
+						"version",
+						NULL};
+	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+	gboolean required = config[0] != NULL;
 
-	/* the last --config wins, as g_option_context_parse() keeps it */
-	if (config[0] != NULL) {
-		path = config[g_strv_length((gchar **)config) - 1];
-		required = TRUE;
+	if (required)
+		g_ptr_array_add(paths, g_strdup(config[g_strv_length((gchar **)config) - 1]));
+	else {
+		g_ptr_array_add(paths, esd_config_system_path());
+		g_ptr_array_add(paths, esd_config_user_path());
 	}
-	file = esd_config_read(path, required, &error_local);
-	if (file == NULL) {
-		if (error_local == NULL)
-			return TRUE;
-		g_propagate_error(error, g_steal_pointer(&error_local));
-		return FALSE;
+	for (guint i = 0; i < paths->len; i++) {
+		const gchar *path = g_ptr_array_index(paths, i);
+		g_autoptr(GKeyFile) file = NULL;
+		g_autoptr(GError) error_local = NULL;
+
+		file = esd_config_read(path, required, &error_local);
+		if (file == NULL) {
+			if (error_local == NULL)
+				continue;
+			g_propagate_error(error, g_steal_pointer(&error_local));
+			return FALSE;
+		}
+		if (!esd_config_apply_entries(file,
+					      path,
+					      ESD_CONFIG_GROUP,
+					      entries,
+					      not_keys,
+					      error))
+			return FALSE;
+		if (g_key_file_has_key(file, ESD_CONFIG_GROUP, "listen", NULL)) {
+			g_strfreev(*listen);
+			*listen = g_key_file_get_string_list(file,
+							     ESD_CONFIG_GROUP,
+							     "listen",
+							     NULL,
+							     &error_local);
+			if (*listen == NULL) {
+				g_set_error(error,
+					    G_IO_ERROR,
+					    G_IO_ERROR_INVALID_DATA,
+					    "%s: [%s] listen: %s",
+					    path,
+					    ESD_CONFIG_GROUP,
+					    error_local->message);
+				return FALSE;
+			}
+		}
+		if (!esd_config_apply(file, path, esd_server_get_loader(server), error))
+			return FALSE;
 	}
-	return esd_config_apply(file, path, esd_server_get_loader(server), error);
+	return TRUE;
 }
 
 int
@@ -295,6 +343,7 @@ main(int argc, char *argv[])
 	gint max_json_depth = (gint)limits.max_json_depth;
 	gint64 max_message_size = 128 * 1024 * 1024;
 	g_auto(GStrv) listen = NULL;
+	g_auto(GStrv) listen_config = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
 	g_auto(GStrv) plugin_dirs_early = NULL;
 	g_autofree gchar *config_path = NULL;
@@ -357,7 +406,8 @@ main(int argc, char *argv[])
 	     G_OPTION_ARG_FILENAME,
 	     &config_path,
 	     /* TRANSLATORS: --config */
-	     N_("Read the plugins' settings from FILE (default " ESD_CONFIG_FILE ", if it exists)"),
+	     N_("Read the settings from FILE instead of " ESD_CONFIG_FILE " and "
+		"$XDG_CONFIG_HOME/execserverd/execserverd.conf"),
 	     "FILE"},
 	    {"list-plugins",
 	     0,
@@ -532,7 +582,11 @@ main(int argc, char *argv[])
 	g_option_context_set_main_group(context, main_group);
 	esd_main_add_plugin_groups(context, server);
 	/* reported after the parse, so that --help works with a broken file */
-	esd_main_load_config(server, (const gchar *const *)config_early, &config_error);
+	esd_main_load_config(server,
+			     (const gchar *const *)config_early,
+			     entries,
+			     &listen_config,
+			     &config_error);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		g_printerr(_("Run '%s --help' to see the options.\n"), g_get_prgname());
@@ -587,6 +641,9 @@ main(int argc, char *argv[])
 		g_printerr(_("%s: unexpected argument %s\n"), g_get_prgname(), argv[1]);
 		return EXIT_FAILURE;
 	}
+	/* --listen replaces the config file's */
+	if (listen == NULL)
+		listen = g_steal_pointer(&listen_config);
 	/* what plugins asked for (systemd's sockets) is served too; ws only by default */
 	{
 		GStrv uris =
