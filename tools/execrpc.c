@@ -386,6 +386,7 @@ main(int argc, char **argv)
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	const gchar *command;
+	gboolean version = FALSE;
 	const GOptionEntry entries[] = {
 	    {"url",
 	     'u',
@@ -465,6 +466,7 @@ main(int argc, char **argv)
 	     &options.verbose,
 	     N_("Show debug messages"),
 	     NULL},
+	    {"version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version and exit"), NULL},
 	    {NULL},
 	};
 
@@ -489,6 +491,13 @@ main(int argc, char **argv)
 	g_option_context_set_strict_posix(context, TRUE);
 	if (!g_option_context_parse(context, &argc, &argv, &error))
 		return execrpc_tool_usage_error(context, error->message);
+	if (version) {
+		g_print("execrpc %s (libexecrpc %s, protocol %s)\n",
+			PACKAGE_VERSION,
+			ERPC_VERSION,
+			ESD_PROTOCOL_VERSION);
+		return EXIT_SUCCESS;
+	}
 	if (options.verbose)
 		g_setenv("G_MESSAGES_DEBUG", "execrpc", FALSE);
 	if (argc < 2)
