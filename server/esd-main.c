@@ -406,8 +406,8 @@ main(int argc, char *argv[])
 	     G_OPTION_ARG_FILENAME,
 	     &config_path,
 	     /* TRANSLATORS: --config */
-	     N_("Read the settings from FILE instead of " ESD_CONFIG_FILE " and "
-		"$XDG_CONFIG_HOME/execserverd/execserverd.conf"),
+	     N_("Read the settings from FILE instead of the system and the user config file "
+		"(see execserverd(8))"),
 	     "FILE"},
 	    {"list-plugins",
 	     0,
