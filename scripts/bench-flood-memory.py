@@ -35,6 +35,9 @@ ap.add_argument('--pid', type=int, help='measure this running daemon instead of 
 ap.add_argument('--url', help='ws://HOST:PORT of the daemon given with --pid')
 ap.add_argument('daemon_args', nargs='*')
 opt = ap.parse_args()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from esd_devenv import devenv  # noqa: E402
+os.environ.update(devenv(opt.daemon))
 
 
 def memory(pid):

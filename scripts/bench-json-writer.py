@@ -22,6 +22,9 @@ ap.add_argument('--daemon', default='build/server/execserverd')
 ap.add_argument('--plugins-dir', default='build/plugins')
 ap.add_argument('-n', type=int, default=20)
 opt = ap.parse_args()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from esd_devenv import devenv  # noqa: E402
+os.environ.update(devenv(opt.daemon))
 
 tmp = tempfile.TemporaryDirectory(prefix='bench-json-')
 flat = os.path.join(tmp.name, 'flat')

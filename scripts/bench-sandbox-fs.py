@@ -28,6 +28,9 @@ ap.add_argument('--reference', default=REF)
 ap.add_argument('-n', type=int, default=200)
 ap.add_argument('--rounds', type=int, default=3)
 opt = ap.parse_args()
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from esd_devenv import devenv  # noqa: E402
+os.environ.update(devenv(opt.daemon))
 opt.daemon = os.path.abspath(opt.daemon)
 opt.plugins_dir = os.path.abspath(opt.plugins_dir)
 

@@ -232,12 +232,14 @@ def main():
     plugins = args.plugins_dir or os.path.join(build, "plugins")
     codex_home = tempfile.mkdtemp(prefix="bench-startup-home-")
     ref_env = dict(os.environ, CODEX_HOME=codex_home)
-    servers = [("execserverd", [esd, "--plugins-dir", plugins], dict(os.environ))]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from esd_devenv import devenv
+    servers = [("execserverd", [esd, "--plugins-dir", plugins], devenv(esd))]
     if args.baseline:
         base = os.path.abspath(args.baseline)
         servers.append(("baseline", [os.path.join(base, "server", "execserverd"),
                                      "--plugins-dir", os.path.join(base, "plugins")],
-                        dict(os.environ)))
+                        devenv(os.path.join(base, "server", "execserverd"))))
     if not args.no_ref:
         if not os.access(args.ref, os.X_OK):
             sys.exit(f"no reference binary at {args.ref} (or pass --no-ref)")

@@ -10,6 +10,7 @@
 #  - what the libraries' *-private.h declare is exported under the _PRIVATE
 #    node of their version script, which plugins must not import
 #    (tests/plugins/test-plugin-symbols.c checks the built modules);
+#  - po/POTFILES.in lists exactly the sources that call _(), N_(), C_()…;
 #  - the format: every tracked *.c and *.h matches .clang-format.
 # Prints each refusal and exits 1 if there is any.
 set -eu
@@ -120,6 +121,20 @@ for lib in libexecrpc libexecrpc-plugin; do
 		echo "$declared" | grep -qx "$name" ||
 			refuse "$name is in the _PRIVATE node of $map but in no private header of $lib"
 	done
+done
+
+# po/POTFILES.in lists exactly the sources that mark strings for translation
+# (tests and examples aside: they are not translated)
+marked=$(list_files '*.c' '*.h' | grep -v -e '^tests/' -e '^examples/' |
+	xargs -r grep -l -E '(^|[^A-Za-z0-9_])(N?_|C_|NC_|Q_)\(' | sort)
+listed=$(grep -v -e '^#' -e '^[[:space:]]*$' po/POTFILES.in | sort)
+for file in $marked; do
+	echo "$listed" | grep -qx "$file" ||
+		refuse "$file marks strings for translation but is not in po/POTFILES.in"
+done
+for file in $listed; do
+	echo "$marked" | grep -qx "$file" ||
+		refuse "po/POTFILES.in lists $file, which marks no string for translation"
 done
 
 if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then

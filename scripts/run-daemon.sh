@@ -7,4 +7,6 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 [ -d build ] || meson setup build --buildtype=debugoptimized >&2
 ninja -C build >&2
+# the build tree's plugins and helpers, which the binaries do not name themselves
+eval "$(meson devenv -C build --dump | grep -E '^(export )?(ESD|EXECRPC)_')"
 exec build/server/execserverd --listen ws://127.0.0.1:8765 "$@"

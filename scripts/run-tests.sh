@@ -30,6 +30,12 @@ run_suite() {
 # -Ddocs=true: the API reference too, where a gi-docgen warning fails the build;
 # relocatable .pc files (the default of a new build dir) for tests/sdk/run.sh
 run_suite build-ci --buildtype=debugoptimized -Ddocs=true -Dpkgconfig.relocatable=true
+# what a distribution ships: the install tree names no build or source path
+install_check=failed
+if sh scripts/check-install.sh build-ci; then install_check=passed; else status=1; fi
+# the symbol maps list what the libraries export, and the ABI of data/abi/ is kept
+abi_check=failed
+if sh scripts/abi.sh check build-ci; then abi_check=passed; else status=1; fi
 # the SDK as a third party gets it: build-ci installed with --destdir, the
 # example plugin and the README's built against that alone, loaded with
 # --plugins-dir and called over the protocol
@@ -96,9 +102,12 @@ echo "codex-cli end-to-end: $e2e"
 
 echo "source check: $source_check"
 echo "sdk: $sdk"
+echo "install check: $install_check"
+echo "abi check: $abi_check"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" --extra "check-source=$source_check" \
-	--extra "sdk=$sdk" \
+	--extra "sdk=$sdk" --extra "check-install=$install_check" \
+	--extra "check-abi=$abi_check" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
 	build-asan/meson-logs/testlog.json $user_logs
 exit $status

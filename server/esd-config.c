@@ -106,7 +106,9 @@ esd_config_read(const gchar *path, gboolean required, GError **error)
 	guint line;
 
 	if (!g_file_get_contents(path, &data, &len, &error_local)) {
-		if (!required && g_error_matches(error_local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+		/* a default file under a directory that is not one ($HOME=/dev/null) */
+		if (!required && (g_error_matches(error_local, G_FILE_ERROR, G_FILE_ERROR_NOENT) ||
+				  g_error_matches(error_local, G_FILE_ERROR, G_FILE_ERROR_NOTDIR)))
 			return NULL;
 		g_set_error(error,
 			    G_IO_ERROR,
@@ -155,6 +157,121 @@ esd_config_read(const gchar *path, gboolean required, GError **error)
 }
 
 /**
+ * esd_config_system_path:
+ *
+ * Returns: (transfer full): the system config file:
+ *   `$ESD_SYSCONFDIR/execserverd/execserverd.conf` where the tests set
+ *   that, else the one of `$sysconfdir`
+ */
+gchar *
+esd_config_system_path(void)
+{
+	const gchar *sysconfdir = g_getenv("ESD_SYSCONFDIR");
+
+	if (sysconfdir != NULL && sysconfdir[0] != '\0')
+		return g_build_filename(sysconfdir, "execserverd", "execserverd.conf", NULL);
+	return g_strdup(ESD_CONFIG_FILE);
+}
+
+/**
+ * esd_config_user_path:
+ *
+ * Returns: (transfer full): `$XDG_CONFIG_HOME/execserverd/execserverd.conf`
+ */
+gchar *
+esd_config_user_path(void)
+{
+	return g_build_filename(g_get_user_config_dir(), "execserverd", "execserverd.conf", NULL);
+}
+
+static const GOptionEntry *
+esd_config_find_entry(const GOptionEntry *entries, const gchar *name)
+{
+	for (const GOptionEntry *entry = entries; entry->long_name != NULL; entry++) {
+		if (g_str_equal(entry->long_name, name))
+			return entry;
+	}
+	return NULL;
+}
+
+/**
+ * esd_config_apply_entries:
+ * @file: the config file
+ * @path: its name, for messages
+ * @group: the daemon's section, `[execserverd]`
+ * @entries: the daemon's options; the keys are their long names
+ * @not_keys: long names that are no keys: read before any file, or actions
+ * @error: return location for a #GError
+ *
+ * Sets the booleans and numbers of @entries from @group, before the command
+ * line replaces them. String lists are left to the caller: the parse
+ * replaces what their slots hold without freeing it. A key that names no
+ * option, a hidden one or one of @not_keys is reported, as a warning, and
+ * ignored.
+ *
+ * Returns: %TRUE on success
+ */
+gboolean
+esd_config_apply_entries(GKeyFile *file,
+			 const gchar *path,
+			 const gchar *group,
+			 const GOptionEntry *entries,
+			 const gchar *const *not_keys,
+			 GError **error)
+{
+	g_auto(GStrv) keys = g_key_file_get_keys(file, group, NULL, NULL);
+
+	for (guint i = 0; keys != NULL && keys[i] != NULL; i++) {
+		const GOptionEntry *entry = esd_config_find_entry(entries, keys[i]);
+		g_autoptr(GError) error_local = NULL;
+
+		if (entry == NULL || (entry->flags & G_OPTION_FLAG_HIDDEN) != 0 ||
+		    g_strv_contains(not_keys, keys[i])) {
+			g_warning("%s: [%s] %s is not a setting of the config file: ignored",
+				  path,
+				  group,
+				  keys[i]);
+			continue;
+		}
+		switch (entry->arg) {
+		case G_OPTION_ARG_NONE: {
+			gboolean value = g_key_file_get_boolean(file, group, keys[i], &error_local);
+			if (error_local == NULL)
+				*(gboolean *)entry->arg_data = value;
+			break;
+		}
+		case G_OPTION_ARG_INT: {
+			gint value = g_key_file_get_integer(file, group, keys[i], &error_local);
+			if (error_local == NULL)
+				*(gint *)entry->arg_data = value;
+			break;
+		}
+		case G_OPTION_ARG_INT64: {
+			gint64 value = g_key_file_get_int64(file, group, keys[i], &error_local);
+			if (error_local == NULL)
+				*(gint64 *)entry->arg_data = value;
+			break;
+		}
+		default:
+			/* the caller's */
+			break;
+		}
+		if (error_local != NULL) {
+			g_set_error(error,
+				    G_IO_ERROR,
+				    G_IO_ERROR_INVALID_DATA,
+				    "%s: [%s] %s: %s",
+				    path,
+				    group,
+				    keys[i],
+				    error_local->message);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/**
  * esd_config_apply:
  * @file: the config file
  * @path: its name, for messages
@@ -163,6 +280,7 @@ esd_config_read(const gchar *path, gboolean required, GError **error)
  *
  * Gives each plugin its `[NAME]` section, loading a deferred plugin of that
  * name; a section no plugin of that name takes is reported once and ignored.
+ * The daemon's own section, `[execserverd]`, is esd_config_apply_entries()'s.
  *
  * Returns: %TRUE on success
  */
@@ -175,6 +293,8 @@ esd_config_apply(GKeyFile *file, const gchar *path, EsdPluginLoader *loader, GEr
 	for (guint i = 0; groups[i] != NULL; i++) {
 		ErpcPlugin *plugin = NULL;
 
+		if (g_str_equal(groups[i], ESD_CONFIG_GROUP))
+			continue;
 		esd_plugin_loader_load_deferred(loader, groups[i]);
 		for (guint j = 0; j < plugins->len && plugin == NULL; j++) {
 			ErpcPlugin *candidate = g_ptr_array_index(plugins, j);

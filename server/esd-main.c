@@ -153,17 +153,16 @@ esd_main_log_writer(GLogLevelFlags log_level,
 	return G_LOG_WRITER_HANDLED;
 }
 
-/* the binary in the build tree finds the build tree's plugins */
-static gboolean
-esd_main_running_from_build_tree(void)
+/* a directory named on the command line that gives no plugin is a mistake worth a word */
+static void
+esd_main_check_plugins_dir(const gchar *dir)
 {
-	g_autofree gchar *exe = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree gchar *dir = NULL;
+	g_autoptr(GDir) gdir = NULL;
+	g_autoptr(GError) error = NULL;
 
-	if (exe == NULL)
-		return FALSE;
-	dir = g_path_get_dirname(exe);
-	return g_strcmp0(dir, ESD_BUILD_SERVERDIR) == 0;
+	gdir = g_dir_open(dir, 0, &error);
+	if (gdir == NULL)
+		g_warning("--plugins-dir %s: %s", dir, error->message);
 }
 
 static void
@@ -244,28 +243,76 @@ esd_main_add_plugin_groups(GOptionContext *context, EsdServer *server)
 	}
 }
 
-/* the config file's sections to the plugins, before the command line replaces them */
+/*
+ * The config files, before the command line replaces what they set: the one
+ * --config names (the last one), else the system file and then the user's,
+ * whose keys replace the system file's. [execserverd] holds the daemon's own
+ * options (their string lists go to *listen), the other sections are the
+ * plugins'.
+ */
 static gboolean
-esd_main_load_config(EsdServer *server, const gchar *const *config, GError **error)
+esd_main_load_config(EsdServer *server,
+		     const gchar *const *config,
+		     const GOptionEntry *entries,
+		     GStrv *listen,
+		     GError **error)
 {
-	const gchar *path = ESD_CONFIG_FILE;
-	gboolean required = FALSE;
-	g_autoptr(GKeyFile) file = NULL;
-	g_autoptr(GError) error_local = NULL;
+	/* read before any file, or not settings */
+	static const gchar *const not_keys[] = {"config",
+						"plugins-dir",
+						"list-plugins",
+						"version",
+						NULL};
+	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+	gboolean required = config[0] != NULL;
 
-	/* the last --config wins, as g_option_context_parse() keeps it */
-	if (config[0] != NULL) {
-		path = config[g_strv_length((gchar **)config) - 1];
-		required = TRUE;
+	if (required)
+		g_ptr_array_add(paths, g_strdup(config[g_strv_length((gchar **)config) - 1]));
+	else {
+		g_ptr_array_add(paths, esd_config_system_path());
+		g_ptr_array_add(paths, esd_config_user_path());
 	}
-	file = esd_config_read(path, required, &error_local);
-	if (file == NULL) {
-		if (error_local == NULL)
-			return TRUE;
-		g_propagate_error(error, g_steal_pointer(&error_local));
-		return FALSE;
+	for (guint i = 0; i < paths->len; i++) {
+		const gchar *path = g_ptr_array_index(paths, i);
+		g_autoptr(GKeyFile) file = NULL;
+		g_autoptr(GError) error_local = NULL;
+
+		file = esd_config_read(path, required, &error_local);
+		if (file == NULL) {
+			if (error_local == NULL)
+				continue;
+			g_propagate_error(error, g_steal_pointer(&error_local));
+			return FALSE;
+		}
+		if (!esd_config_apply_entries(file,
+					      path,
+					      ESD_CONFIG_GROUP,
+					      entries,
+					      not_keys,
+					      error))
+			return FALSE;
+		if (g_key_file_has_key(file, ESD_CONFIG_GROUP, "listen", NULL)) {
+			g_strfreev(*listen);
+			*listen = g_key_file_get_string_list(file,
+							     ESD_CONFIG_GROUP,
+							     "listen",
+							     NULL,
+							     &error_local);
+			if (*listen == NULL) {
+				g_set_error(error,
+					    G_IO_ERROR,
+					    G_IO_ERROR_INVALID_DATA,
+					    "%s: [%s] listen: %s",
+					    path,
+					    ESD_CONFIG_GROUP,
+					    error_local->message);
+				return FALSE;
+			}
+		}
+		if (!esd_config_apply(file, path, esd_server_get_loader(server), error))
+			return FALSE;
 	}
-	return esd_config_apply(file, path, esd_server_get_loader(server), error);
+	return TRUE;
 }
 
 int
@@ -280,7 +327,8 @@ main(int argc, char *argv[])
 	gboolean dbus = FALSE;
 	gboolean dbus_allow_sandboxed = FALSE;
 	gint idle_timeout = 60;
-	gboolean from_build_tree;
+	const gchar *build_plugindir;
+	const gchar *supervisor;
 	gint concurrent_requests = 1;
 	gint session_grace = 80;
 	gint process_retention = 80;
@@ -295,6 +343,7 @@ main(int argc, char *argv[])
 	gint max_json_depth = (gint)limits.max_json_depth;
 	gint64 max_message_size = 128 * 1024 * 1024;
 	g_auto(GStrv) listen = NULL;
+	g_auto(GStrv) listen_config = NULL;
 	g_auto(GStrv) plugin_dirs = NULL;
 	g_auto(GStrv) plugin_dirs_early = NULL;
 	g_autofree gchar *config_path = NULL;
@@ -357,7 +406,8 @@ main(int argc, char *argv[])
 	     G_OPTION_ARG_FILENAME,
 	     &config_path,
 	     /* TRANSLATORS: --config */
-	     N_("Read the plugins' settings from FILE (default " ESD_CONFIG_FILE ", if it exists)"),
+	     N_("Read the settings from FILE instead of the system and the user config file "
+		"(see execserverd(8))"),
 	     "FILE"},
 	    {"list-plugins",
 	     0,
@@ -473,7 +523,9 @@ main(int argc, char *argv[])
 	    {NULL}};
 
 	setlocale(LC_ALL, "");
-	bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+	/* $ESD_LOCALEDIR: the build tree's catalogs, as for the plugins below */
+	bindtextdomain(GETTEXT_PACKAGE,
+		       g_getenv("ESD_LOCALEDIR") != NULL ? g_getenv("ESD_LOCALEDIR") : LOCALEDIR);
 	bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
 	textdomain(GETTEXT_PACKAGE);
 
@@ -487,22 +539,30 @@ main(int argc, char *argv[])
 	g_log_set_writer_func(esd_main_log_writer, &verbose, NULL);
 	server = g_object_new(ESD_TYPE_SERVER, NULL);
 	plugin_context = erpc_registry_get_context(esd_server_get_registry(server));
-	for (guint i = 0; plugin_dirs_early[i] != NULL; i++)
+	for (guint i = 0; plugin_dirs_early[i] != NULL; i++) {
+		esd_main_check_plugins_dir(plugin_dirs_early[i]);
 		esd_plugin_loader_add_dir(esd_server_get_loader(server),
 					  plugin_dirs_early[i],
 					  FALSE);
-	from_build_tree = esd_main_running_from_build_tree();
-	/* the directories that come with this binary, see esd-plugin-loader.c */
-	if (from_build_tree) {
+	}
+	/*
+	 * the directories that come with this binary, see esd-plugin-loader.c;
+	 * the build tree's are named by the environment (meson devenv, the test
+	 * suite), so that the binary holds no path of the tree it was built in
+	 */
+	build_plugindir = g_getenv("ESD_BUILD_PLUGINDIR");
+	if (build_plugindir != NULL && build_plugindir[0] != '\0')
 		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
-					       ESD_BUILD_PLUGINDIR,
+					       build_plugindir,
 					       ESD_PLUGIN_DIR_FLAG_SUBDIRS |
 						   ESD_PLUGIN_DIR_FLAG_INSTALLED);
-		esd_spawn_set_supervisor(ESD_BUILD_SUPERVISOR);
-	} else
+	else
 		esd_plugin_loader_add_dir_full(esd_server_get_loader(server),
 					       ESD_PLUGINDIR,
 					       ESD_PLUGIN_DIR_FLAG_INSTALLED);
+	supervisor = g_getenv("ESD_SUPERVISOR");
+	if (supervisor != NULL && supervisor[0] != '\0')
+		esd_spawn_set_supervisor(supervisor);
 	/* transport plugins with a manifest load when the command line needs them */
 	esd_plugin_loader_set_defer(esd_server_get_loader(server), TRUE);
 	if (!esd_server_load_plugins(server, &error)) {
@@ -522,7 +582,11 @@ main(int argc, char *argv[])
 	g_option_context_set_main_group(context, main_group);
 	esd_main_add_plugin_groups(context, server);
 	/* reported after the parse, so that --help works with a broken file */
-	esd_main_load_config(server, (const gchar *const *)config_early, &config_error);
+	esd_main_load_config(server,
+			     (const gchar *const *)config_early,
+			     entries,
+			     &listen_config,
+			     &config_error);
 	if (!g_option_context_parse(context, &argc, &argv, &error)) {
 		g_printerr("%s: %s\n", g_get_prgname(), error->message);
 		g_printerr(_("Run '%s --help' to see the options.\n"), g_get_prgname());
@@ -577,6 +641,9 @@ main(int argc, char *argv[])
 		g_printerr(_("%s: unexpected argument %s\n"), g_get_prgname(), argv[1]);
 		return EXIT_FAILURE;
 	}
+	/* --listen replaces the config file's */
+	if (listen == NULL)
+		listen = g_steal_pointer(&listen_config);
 	/* what plugins asked for (systemd's sockets) is served too; ws only by default */
 	{
 		GStrv uris =

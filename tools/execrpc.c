@@ -84,21 +84,14 @@ execrpc_tool_usage_error(GOptionContext *context, const gchar *message)
 	return EXECRPC_EXIT_USAGE;
 }
 
-/* the build tree's daemon when this is the build tree's execrpc */
+/* $EXECRPC_SERVER, set to the build tree's daemon by meson devenv and the tests */
 static gchar *
 execrpc_tool_default_server(void)
 {
 	const gchar *env = g_getenv("EXECRPC_SERVER");
-	g_autofree gchar *self = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree gchar *dir = NULL;
 
 	if (env != NULL && env[0] != '\0')
 		return g_strdup(env);
-	if (self != NULL) {
-		dir = g_path_get_dirname(self);
-		if (g_strcmp0(dir, EXECRPC_BUILD_TOOLSDIR) == 0)
-			return g_strdup(EXECRPC_BUILD_DAEMON);
-	}
 	return g_strdup("execserverd");
 }
 
@@ -377,6 +370,7 @@ main(int argc, char **argv)
 	g_autoptr(GOptionContext) context = NULL;
 	g_autoptr(GError) error = NULL;
 	const gchar *command;
+	gboolean version = FALSE;
 	const GOptionEntry entries[] = {
 	    {"url",
 	     'u',
@@ -456,11 +450,14 @@ main(int argc, char **argv)
 	     &options.verbose,
 	     N_("Show debug messages"),
 	     NULL},
+	    {"version", 0, 0, G_OPTION_ARG_NONE, &version, N_("Show the version and exit"), NULL},
 	    {NULL},
 	};
 
 	setlocale(LC_ALL, "");
-	bindtextdomain(GETTEXT_PACKAGE, LOCALEDIR);
+	/* $ESD_LOCALEDIR: the build tree's catalogs */
+	bindtextdomain(GETTEXT_PACKAGE,
+		       g_getenv("ESD_LOCALEDIR") != NULL ? g_getenv("ESD_LOCALEDIR") : LOCALEDIR);
 	bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
 	textdomain(GETTEXT_PACKAGE);
 
@@ -478,6 +475,13 @@ main(int argc, char **argv)
 	g_option_context_set_strict_posix(context, TRUE);
 	if (!g_option_context_parse(context, &argc, &argv, &error))
 		return execrpc_tool_usage_error(context, error->message);
+	if (version) {
+		g_print("execrpc %s (libexecrpc %s, protocol %s)\n",
+			PACKAGE_VERSION,
+			ERPC_VERSION,
+			ESD_PROTOCOL_VERSION);
+		return EXIT_SUCCESS;
+	}
 	if (options.verbose)
 		g_setenv("G_MESSAGES_DEBUG", "execrpc", FALSE);
 	if (argc < 2)

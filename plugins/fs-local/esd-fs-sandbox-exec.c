@@ -43,40 +43,20 @@
 static const gchar *const esd_fs_sandbox_forwarded_env[] =
     {"G_DEBUG", "G_MESSAGES_DEBUG", "MALLOC_CHECK_", "ASAN_OPTIONS", "UBSAN_OPTIONS", NULL};
 
-/* the binary in the build tree runs the build tree's helper, as it does esd-supervise */
-static gboolean
-esd_fs_sandbox_running_from_build_tree(void)
-{
-	g_autofree gchar *exe = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree gchar *dir = NULL;
-
-	if (exe == NULL)
-		return FALSE;
-	dir = g_path_get_dirname(exe);
-	return g_strcmp0(dir, ESD_BUILD_SERVERDIR) == 0;
-}
-
 /**
  * esd_fs_sandbox_helper_path:
  *
- * Returns: the esd-fs-helper to run: $ESD_FS_HELPER (for tests), the build
- *   tree's for a daemon run from the build tree, else the installed one
+ * Returns: the esd-fs-helper to run: $ESD_FS_HELPER (the build tree's under
+ *   meson devenv and the tests), else the installed one
  */
 const gchar *
 esd_fs_sandbox_helper_path(void)
 {
-	static gsize once = 0;
-	static const gchar *path = NULL;
 	const gchar *override = g_getenv("ESD_FS_HELPER");
 
 	if (override != NULL && override[0] != '\0')
 		return override;
-	if (g_once_init_enter(&once)) {
-		path = esd_fs_sandbox_running_from_build_tree() ? ESD_BUILD_FS_HELPER
-								: ESD_FS_HELPER_PATH;
-		g_once_init_leave(&once, 1);
-	}
-	return path;
+	return ESD_FS_HELPER_PATH;
 }
 
 static void

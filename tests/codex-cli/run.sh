@@ -19,6 +19,11 @@ daemon=${1:-$repo/build/server/execserverd}
 if [ "$daemon" = "--reference" ]; then mode=reference; daemon=$CODEX_BIN; fi
 [ -x "$daemon" ] || { echo "run.sh: no executable $daemon" >&2; exit 2; }
 [ -x "$CODEX_BIN" ] || { echo "run.sh: no codex CLI at $CODEX_BIN" >&2; exit 2; }
+# a daemon of a build tree finds its plugins and helpers through meson devenv
+daemon_build=$(dirname "$(dirname "$daemon")")
+if [ "$mode" = ours ] && [ -d "$daemon_build/meson-private" ]; then
+    eval "$(meson devenv -C "$daemon_build" --dump | grep -E '^(export )?(ESD|EXECRPC)_')"
+fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/codex-cli-e2e.XXXXXX")
 home=$scratch/codex-home work=$scratch/work

@@ -134,6 +134,31 @@ test_plugins_dir_preparsed(void)
 	}
 }
 
+/* a --plugins-dir that cannot be read is named, not silently skipped */
+static void
+test_plugins_dir_unreadable(void)
+{
+	g_autofree gchar *missing = g_build_filename(scratch, "no-such-dir", NULL);
+	g_autofree gchar *file = write_config("not-a-dir", "");
+	const gchar *args[] = {"--plugins-dir", missing, "--plugins-dir", file, "--version", NULL};
+	g_autofree gchar *expect_missing = g_strdup_printf("WARNING: --plugins-dir %s: ", missing);
+	g_autofree gchar *expect_file = g_strdup_printf("WARNING: --plugins-dir %s: ", file);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *err = NULL;
+
+	g_assert_cmpint(run(args, &out, &err), ==, 0);
+	g_assert_nonnull(strstr(err, expect_missing));
+	g_assert_nonnull(strstr(err, expect_file));
+	/* a directory that exists, even empty, is no mistake */
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&err, g_free);
+	g_assert_cmpint(
+	    run((const gchar *[]){"--plugins-dir", scratch, "--version", NULL}, &out, &err),
+	    ==,
+	    0);
+	g_assert_null(strstr(err, "--plugins-dir"));
+}
+
 /* a section reaches its plugin; the command line wins over it */
 static void
 test_values_and_precedence(void)
@@ -224,6 +249,84 @@ test_values_and_precedence(void)
 	}
 }
 
+/* writes @content to DIR/execserverd/execserverd.conf, or removes it for %NULL */
+static gchar *
+write_default(const gchar *dir, const gchar *content)
+{
+	g_autofree gchar *subdir = g_build_filename(dir, "execserverd", NULL);
+	g_autofree gchar *path = g_build_filename(subdir, "execserverd.conf", NULL);
+
+	if (content == NULL) {
+		g_remove(path);
+		g_rmdir(subdir);
+		g_rmdir(dir);
+		return NULL;
+	}
+	g_assert_cmpint(g_mkdir_with_parents(subdir, 0700), ==, 0);
+	g_assert_true(g_file_set_contents(path, content, -1, NULL));
+	return g_steal_pointer(&path);
+}
+
+/*
+ * without --config: the system file, then the user's over it, then the
+ * command line over both; --config replaces the two; [execserverd] holds the
+ * daemon's own options
+ */
+static void
+test_default_files(void)
+{
+	const gchar *plugindir = g_getenv("ESD_TEST_PLUGINDIR");
+	g_autofree gchar *sysconfdir = g_build_filename(scratch, "sysconf", NULL);
+	g_autofree gchar *userconfdir = g_build_filename(scratch, "userconf", NULL);
+	g_autofree gchar *system = NULL;
+	g_autofree gchar *user = NULL;
+	g_autofree gchar *other = write_config("other.conf", "[echo]\nfail-startup=other\n");
+	const gchar *args[] = {"--plugins-dir", plugindir, NULL};
+	const gchar *args_cli[] = {"--plugins-dir", plugindir, "--echo-fail-startup", "cli", NULL};
+	const gchar *args_other[] = {"--plugins-dir", plugindir, "--config", other, NULL};
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *err = NULL;
+
+	g_setenv("ESD_SYSCONFDIR", sysconfdir, TRUE);
+	g_setenv("XDG_CONFIG_HOME", userconfdir, TRUE);
+	system = write_default(sysconfdir, "[echo]\nfail-startup=system\n");
+	g_assert_cmpint(run(args, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "refused: system"));
+	user = write_default(userconfdir, "[echo]\nfail-startup=user\n");
+	g_assert_cmpint(run(args, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "refused: user"));
+	g_assert_cmpint(run(args_cli, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "refused: cli"));
+	g_assert_cmpint(run(args_other, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "refused: other"));
+
+	/* the daemon's options: numbers, booleans, the listen list, each replaced by its flag */
+	g_free(write_default(sysconfdir,
+			     "[execserverd]\nmax-json-depth=0\nlisten=bogus://x;\n"
+			     "verbose=true\nplugins-dir=/nowhere\n"));
+	g_free(write_default(userconfdir, "[execserverd]\nno-such-option=1\n"));
+	g_assert_cmpint(run((const gchar *[]){"--listen", "stdio", NULL}, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "--max-json-depth is 1 to 1024"));
+	g_assert_nonnull(strstr(err, "[execserverd] no-such-option is not a setting"));
+	g_assert_nonnull(strstr(err, "[execserverd] plugins-dir is not a setting"));
+	g_assert_cmpint(run((const gchar *[]){"--max-json-depth", "8", NULL}, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "unsupported --listen URL bogus://x"));
+	g_assert_cmpint(
+	    run((const gchar *[]){"--max-json-depth", "8", "--listen", "stdio", NULL}, &out, &err),
+	    ==,
+	    0);
+	/* verbose=true from the file: the stdio connection is logged */
+	g_assert_nonnull(strstr(err, "INFO"));
+	g_assert_cmpstr(out, ==, "");
+	g_free(write_default(userconfdir, "[execserverd]\nmax-json-depth=deep\n"));
+	g_assert_cmpint(run((const gchar *[]){"--listen", "stdio", NULL}, &out, &err), ==, 1);
+	g_assert_nonnull(strstr(err, "[execserverd] max-json-depth: "));
+
+	write_default(userconfdir, NULL);
+	write_default(sysconfdir, NULL);
+	g_unsetenv("ESD_SYSCONFDIR");
+}
+
 typedef struct {
 	const gchar *name;
 	const gchar *content; /* NULL: the file does not exist */
@@ -307,7 +410,9 @@ main(int argc, char **argv)
 	g_assert_no_error(error);
 	g_test_add_func(CONFIG_TEST "help-all", test_help_all);
 	g_test_add_func(CONFIG_TEST "plugins-dir-preparsed", test_plugins_dir_preparsed);
+	g_test_add_func(CONFIG_TEST "plugins-dir-unreadable", test_plugins_dir_unreadable);
 	g_test_add_func(CONFIG_TEST "values-and-precedence", test_values_and_precedence);
+	g_test_add_func(CONFIG_TEST "default-files", test_default_files);
 	g_test_add_func(CONFIG_TEST "help-with-broken-file", test_help_with_broken_file);
 	g_test_add_func(CONFIG_TEST "unknown", test_unknown);
 	for (const ConfigError *row = config_errors; row->name != NULL; row++) {

@@ -107,8 +107,8 @@ test_list_plugins_stdio(void)
 }
 
 /*
- * a daemon whose plugins do not include ws: a copy of the binary outside the
- * build tree (which would add the build's plugins) with its libraries
+ * a daemon whose plugins do not include ws: a copy of the binary with its
+ * libraries, without $ESD_BUILD_PLUGINDIR (which would add the build's plugins)
  */
 static void
 test_missing_transport(void)
@@ -124,6 +124,7 @@ test_missing_transport(void)
 	const gchar *plugins[] = {"stdio", "fs-local", "accepted-socket"};
 	g_autofree gchar *contents = NULL;
 	g_autoptr(GError) error = NULL;
+	g_autoptr(GSubprocessLauncher) launcher = NULL;
 	g_autoptr(GSubprocess) subprocess = NULL;
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *err = NULL;
@@ -150,16 +151,18 @@ test_missing_transport(void)
 		g_assert_true(g_file_set_contents_full(to, data, size, 0, 0755, NULL));
 	}
 
-	subprocess =
-	    g_subprocess_new(G_SUBPROCESS_FLAGS_STDIN_PIPE | G_SUBPROCESS_FLAGS_STDOUT_PIPE |
-				 G_SUBPROCESS_FLAGS_STDERR_PIPE,
-			     &error,
-			     copy,
-			     "--plugins-dir",
-			     plugindir,
-			     "--listen",
-			     "ws://127.0.0.1:0",
-			     NULL);
+	launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDIN_PIPE |
+					     G_SUBPROCESS_FLAGS_STDOUT_PIPE |
+					     G_SUBPROCESS_FLAGS_STDERR_PIPE);
+	g_subprocess_launcher_unsetenv(launcher, "ESD_BUILD_PLUGINDIR");
+	subprocess = g_subprocess_launcher_spawn(launcher,
+						 &error,
+						 copy,
+						 "--plugins-dir",
+						 plugindir,
+						 "--listen",
+						 "ws://127.0.0.1:0",
+						 NULL);
 	g_assert_no_error(error);
 	g_subprocess_communicate_utf8(subprocess, "", NULL, &out, &err, &error);
 	g_assert_no_error(error);

@@ -173,6 +173,8 @@ fi
 
 # both loaded into the daemon of the build tree, whose build id they carry
 daemon=$build/server/execserverd
+# the build tree's esd-supervise and plugins, named by the environment
+eval "$(meson devenv -C "$build" --dump | grep -E '^(export )?(ESD|EXECRPC)_')"
 list=$("$daemon" --plugins-dir "$hello" --plugins-dir "$readme" --list-plugins 2>&1) || true
 case "$list" in
 *"path: $hello/libesd-plugin-hello.so"*"path: $readme/libesd-plugin-my.so"*)
