@@ -21,17 +21,15 @@ typedef void (*ErpcTomlFree)(char *text);
 static ErpcTomlToJson erpc_toml_to_json;
 static ErpcTomlFree erpc_toml_free;
 
+/* $EXECRPC_TOML_MODULE (the build tree's, set by `meson devenv` and the
+ * tests), else the installed one: no build-tree path is compiled in */
 static gchar *
 erpc_toml_module_path(void)
 {
-	Dl_info info;
+	const gchar *override = g_getenv("EXECRPC_TOML_MODULE");
 
-	if (dladdr((void *)_erpc_toml_parse, &info) != 0 && info.dli_fname != NULL) {
-		g_autofree gchar *real = realpath(info.dli_fname, NULL);
-		g_autofree gchar *dir = real != NULL ? g_path_get_dirname(real) : NULL;
-		if (g_strcmp0(dir, ERPC_BUILD_LIBDIR) == 0)
-			return g_build_filename(ERPC_BUILD_LIBDIR, ERPC_TOML_MODULE_NAME, NULL);
-	}
+	if (override != NULL && override[0] != '\0')
+		return g_strdup(override);
 	return g_build_filename(ERPC_TOML_MODULE_DIR, ERPC_TOML_MODULE_NAME, NULL);
 }
 

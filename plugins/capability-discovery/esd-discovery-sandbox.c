@@ -34,35 +34,16 @@
 static const gchar *const esd_discovery_forwarded_env[] =
     {"G_DEBUG", "G_MESSAGES_DEBUG", "MALLOC_CHECK_", "ASAN_OPTIONS", "UBSAN_OPTIONS", NULL};
 
-static gboolean
-esd_discovery_running_from_build_tree(void)
-{
-	g_autofree gchar *exe = g_file_read_link("/proc/self/exe", NULL);
-	g_autofree gchar *dir = NULL;
-
-	if (exe == NULL)
-		return FALSE;
-	dir = g_path_get_dirname(exe);
-	return g_strcmp0(dir, ESD_BUILD_SERVERDIR) == 0;
-}
-
-/* $ESD_DISCOVERY_HELPER (tests), the build tree's for a daemon run from there, else the installed
- * one */
+/* $ESD_DISCOVERY_HELPER (the build tree's, set by `meson devenv` and the tests), else the
+ * installed one: no build-tree path is compiled in */
 static const gchar *
 esd_discovery_helper_path(void)
 {
-	static gsize once = 0;
-	static const gchar *path = NULL;
 	const gchar *override = g_getenv("ESD_DISCOVERY_HELPER");
 
 	if (override != NULL && override[0] != '\0')
 		return override;
-	if (g_once_init_enter(&once)) {
-		path = esd_discovery_running_from_build_tree() ? ESD_BUILD_DISCOVERY_HELPER
-							       : ESD_DISCOVERY_HELPER_PATH;
-		g_once_init_leave(&once, 1);
-	}
-	return path;
+	return ESD_DISCOVERY_HELPER_PATH;
 }
 
 static gint

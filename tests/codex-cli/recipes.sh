@@ -22,6 +22,11 @@ daemon=$(realpath "${1:-$repo/build/server/execserverd}")
 execrpc=$(dirname "$(dirname "$daemon")")/tools/execrpc
 [ -x "$daemon" ] || { echo "recipes.sh: no executable $daemon" >&2; exit 2; }
 [ -x "$CODEX_BIN" ] || { echo "recipes.sh: no codex CLI at $CODEX_BIN" >&2; exit 2; }
+# a daemon of a build tree finds its plugins and helpers through meson devenv
+daemon_build=$(dirname "$(dirname "$daemon")")
+if [ -d "$daemon_build/meson-private" ]; then
+    eval "$(meson devenv -C "$daemon_build" --dump | grep -E '^(export )?(ESD|EXECRPC)_')"
+fi
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/codex-recipes.XXXXXX")
 chmod 0755 "$scratch"
@@ -174,7 +179,10 @@ try url-env run_codex url-env "" CODEX_EXEC_SERVER_URL="$url"
 if command -v systemd-socket-activate >/dev/null && command -v socat >/dev/null; then
     mkdir -p "$scratch/socket"
     sock=$scratch/socket/execserverd.sock
-    systemd-socket-activate -l "$sock" "$daemon" -v >"$scratch/socket/activate.log" 2>&1 &
+    # it passes on only the variables it is told to
+    sa_env=()
+    for v in $(env | grep -E '^(ESD|EXECRPC)_' | cut -d= -f1); do sa_env+=(-E "$v"); done
+    systemd-socket-activate "${sa_env[@]}" -l "$sock" "$daemon" -v >"$scratch/socket/activate.log" 2>&1 &
     pids+=($!)
     for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
     try socket run_codex socket "$(recipe socket | sed "s|/run/user/1000/execserverd.sock|$sock|")"
@@ -201,7 +209,7 @@ PermitRootLogin prohibit-password
 StrictModes no
 UsePAM no
 PidFile $s/sshd.pid
-SetEnv PATH=$bin:/usr/local/bin:/usr/bin:/bin
+SetEnv PATH=$bin:/usr/local/bin:/usr/bin:/bin $(env | grep -E '^(ESD|EXECRPC)_' | tr '\n' ' ')
 EOF
     cat >"$s/ssh_config" <<EOF
 Host devbox
