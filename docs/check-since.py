@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Names every public symbol of a GIR that has no version (no `Since:` in
 its doc comment); gi-docgen does not warn about those. With --fatal, exits 1
 if there is one."""

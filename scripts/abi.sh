@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # The ABI of libexecrpc-1 and libexecrpc-plugin-1 (abigail-tools):
 #   abi.sh dump BUILD_DIR   writes data/abi/LIB.abi from BUILD_DIR's libraries,
 #                           the baseline of the last release (run it at a release)

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Capability discovery: execserverd against the reference, back to back.
 
   scripts/bench-discovery.py [--daemon PATH] [--plugins-dir DIR] [--reference PATH]

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The daemon's memory before, during and after a flood of malformed input.
 
   scripts/bench-flood-memory.py [--daemon PATH] [-c CONNECTIONS] [-n FRAMES]

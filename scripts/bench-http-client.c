@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-FileCopyrightText: 2026 The execserverd authors */
 /*
  * The reading end of scripts/bench-http.py's stream workload: reads the
  * bodyDelta messages of one streamed http/request as fast as it can, over

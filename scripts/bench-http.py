@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """http/request of execserverd against the reference exec-server, side by side.
 
 Workloads, against a loopback HTTP server (a separate process, C,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The daemon's CPU time on the results and notifications it writes most.
 
   scripts/bench-json-writer.py [--daemon PATH] [--plugins-dir DIR] [-n N]

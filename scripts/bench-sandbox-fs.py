@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Sandboxed fs/readFile and fs/writeFile of a small file: execserverd against the reference.
 
   scripts/bench-sandbox-fs.py [--daemon PATH] [--plugins-dir DIR] [--reference PATH]

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Sandboxed /bin/true through execserverd against bare bwrap launched the same way.
 
   scripts/bench-sandbox-spawn.py [--daemon PATH] [--plugins-dir DIR] [-n N]

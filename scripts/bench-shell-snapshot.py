@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """`bash -lc true` with and without a shell snapshot, side by side with the reference.
 
   scripts/bench-shell-snapshot.py [--daemon PATH] [--plugins-dir DIR] [--reference PATH]

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Start-up time of execserverd against the reference exec-server, side by side.
 
 Each trial starts a fresh server and measures, from just before the exec:

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Installs BUILD_DIR with --destdir into a scratch directory and checks the
 # result as a distribution would ship it:
 #  - no installed file names the source or the build tree (debug sections

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Source checks that need no build, run first by scripts/run-tests.sh:
 #  - the plugin boundary: a file in plugins/ includes only its own plugin's
 #    headers, the public headers of libexecrpc-1 and libexecrpc-plugin-1, and
@@ -153,6 +154,15 @@ else
 			refuse "$file does not match .clang-format (clang-format -i $file)"
 		done
 	fi
+fi
+
+# REUSE: every file says its licence and copyright (scripts/reuse-headers.py
+# puts them in; .reuse/dep5 covers data that cannot carry a comment)
+if ! python3 scripts/reuse-headers.py --check >/dev/null 2>&1; then
+	refuse "files without a REUSE header: $(python3 scripts/reuse-headers.py --check 2>&1 | tail -n +2 | tr -d ' ' | tr '\n' ' ')(scripts/reuse-headers.py)"
+fi
+if command -v reuse >/dev/null 2>&1 && ! reuse lint >/dev/null 2>&1; then
+	refuse "reuse lint: $(reuse lint 2>&1 | grep -E '^\* ' | tr '\n' ' ')"
 fi
 
 [ "$failed" = 0 ] && echo "check-source: ok"

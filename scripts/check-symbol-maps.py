@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The version script of a library lists exactly what it exports: every
 symbol the built library exports is named in LIB.map, under the node it
 carries, and nothing else; every function its public headers declare is

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Installs the Debian 12 packages execserverd needs to build, run and test.
 # Does nothing for packages already installed; needs root to install.
 set -eu
@@ -9,7 +10,7 @@ libglib2.0-dev libglib2.0-bin libsoup-3.0-dev libjson-glib-dev libseccomp-dev li
 bubblewrap dbus-daemon valgrind curl glib-networking clang-format git
 gobject-introspection libgirepository1.0-dev python3-gi gi-docgen gjs
 libyaml-dev g++ libtomlplusplus-dev socat openssh-client openssh-server
-help2man scdoc man-db groff-base bash-completion abigail-tools"
+help2man scdoc man-db groff-base bash-completion abigail-tools reuse"
 if [ "${ESD_WITH_FUZZER:-0}" = 1 ]; then
 	packages="$packages clang libclang-rt-14-dev llvm"
 fi

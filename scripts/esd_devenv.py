@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The environment a daemon of a build tree needs to find that tree's plugins,
 esd-supervise and esd-fs-helper (`meson devenv`; the binaries hold no path of
 the tree they were built in). Imported by the bench scripts."""

@@ -18,7 +18,7 @@ LICENSE = TAG_LICENSE + ": LGPL-2.1-or-later"
 
 # how a file of each kind writes a one-line comment: (start, end)
 STYLES = {
-    ".c": ("/* ", " */"), ".h": ("/* ", " */"), ".cpp": ("// ", ""), ".hpp": ("// ", ""),
+    ".c": ("/* ", " */"), ".h": ("/* ", " */"), ".cpp": ("// ", ""), ".hpp": ("// ", ""), ".cc": ("// ", ""),
     ".in": None,  # by the name without .in
     ".py": ("# ", ""), ".sh": ("# ", ""), ".build": ("# ", ""), ".txt": ("# ", ""),
     ".toml": ("# ", ""), ".yaml": ("# ", ""), ".yml": ("# ", ""), ".supp": ("# ", ""),

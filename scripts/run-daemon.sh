@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Installs what is missing, builds, and starts execserverd on ws://127.0.0.1:8765
 # with the plugins of the build tree. Extra arguments go to the daemon.
 set -eu

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Installs what is missing, checks the sources (scripts/check-source.sh: the
 # plugin boundary and the format), builds warning-free (-Werror) and runs the
 # whole test suite twice: a normal build, then an AddressSanitizer/UBSan build;

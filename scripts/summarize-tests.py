@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Counts the TAP subtests of meson test logs and prints 'N passed, N failed'."""
 import json
 import sys

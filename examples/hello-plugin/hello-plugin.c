@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-FileCopyrightText: 2026 The execserverd authors */
 /* hello: a plugin of execserverd built against the installed SDK. It
  * registers the capability `hello` (version 1) and the method `hello/greet`
  * gated on it: {"name": "you"} is answered {"greeting": "Hello, you!"}.

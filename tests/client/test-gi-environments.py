@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The environment manager, the discovery cache and the lifecycle signals
 from Python through PyGObject: a Codex environments.toml, a `program`
 environment running the real daemon, its connection-attempt and ready

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-FileCopyrightText: 2026 The execserverd authors
 // Drives the real daemon from GJS through the Execrpc typelib: connect over
 // stdio, the whole process API (start, write, read, interrupt, terminate),
 // output in seq order, exit code, a server error as GLib.Error. Every async

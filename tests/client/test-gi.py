@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Drives a process of the real daemon from Python through PyGObject and the
 Execrpc typelib: connect over stdio, start a command, write its stdin, read
 its output in seq order, its exit code, and a server error as GLib.Error.

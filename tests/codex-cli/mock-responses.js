@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// SPDX-FileCopyrightText: 2026 The execserverd authors
 // Scripted stand-in for the OpenAI Responses API (POST /v1/responses, SSE),
 // just enough for `codex exec` to run a fixed conversation of tool calls.
 //

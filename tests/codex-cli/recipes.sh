@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # The "Use it from Codex" recipes of README.md, each run with the real Codex
 # CLI: the environments.toml blocks marked `<!-- recipe: NAME -->` are taken
 # from README.md as they are, and only what names this machine is put in

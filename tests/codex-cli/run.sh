@@ -1,4 +1,6 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # End-to-end check: the real Codex CLI (`codex exec`) uses execserverd as its
 # only execution environment, driven by a scripted mock model
 # (mock-responses.js). See README.md.

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The built man pages: groff and man find nothing to warn about, every
 option of `execserverd --help-all` is in execserverd(8) and of
 `execrpc --help` in execrpc(1), and every option execserverd-activation(7)

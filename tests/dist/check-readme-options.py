@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Every option of `execserverd --help-all` has a row in the README's option
 table and every row names an option the daemon has; every option of
 `execrpc --help` is named in the README's execrpc section.

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The translations are complete and reach the programs: every language of
 po/LINGUAS translates every message the sources of po/POTFILES.in mark
 (xgettext run afresh, compared with msgcmp), nothing fuzzy or untranslated;
@@ -10,7 +11,8 @@ import os, re, subprocess, sys, tempfile
 
 srcdir, daemon, execrpc = sys.argv[1:4]
 po_dir = os.path.join(srcdir, 'po')
-langs = open(os.path.join(po_dir, 'LINGUAS')).read().split()
+langs = [word for line in open(os.path.join(po_dir, 'LINGUAS'))
+         if not line.lstrip().startswith('#') for word in line.split()]
 results = []
 
 

@@ -1,5 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # data/completion/execrpc, sourced into bash: the completions it offers for
 # a few command lines, with the environment ids of a config file.
 # usage: test-completion.sh COMPLETION-FILE EXECRPC (TAP output)
@@ -8,18 +9,22 @@ completion=$1
 execrpc=$2
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/esd-completion.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
-cat >"$scratch/environments.conf" <<CONF
-[execrpc]
-default=build
+# Codex's environments.toml, in CODEX_HOME
+mkdir -p "$scratch/codex"
+cat >"$scratch/codex/environments.toml" <<TOML
+default = "build"
 
-[environment build]
-url=ws://127.0.0.1:1/
+[[environments]]
+id = "build"
+url = "ws://127.0.0.1:1/"
 
-[environment gpu-box]
-url=ws://127.0.0.1:2/
-CONF
-printf '[environment other]\nurl=ws://127.0.0.1:3/\n' >"$scratch/other.conf"
-export EXECRPC_CONFIG=$scratch/environments.conf
+[[environments]]
+id = "gpu-box"
+url = "ws://127.0.0.1:2/"
+TOML
+printf '[[environments]]\nid = "other"\nurl = "ws://127.0.0.1:3/"\n' >"$scratch/other.conf"
+export CODEX_HOME=$scratch/codex
+unset EXECRPC_CONFIG
 
 # bash-completion's helpers where they are installed, as in an interactive shell
 if [ -f /usr/share/bash-completion/bash_completion ]; then

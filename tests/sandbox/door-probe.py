@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Tries the ways out of a sandbox that the sandbox tests expect to be closed.
 
 Each argument is ACTION=TARGET; one line per argument is printed:

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # The SDK as a third party gets it: installs the build BUILD_DIR with
 # `meson install --destdir`, checks what was installed (headers, .pc files,
 # GIRs: no private header, no path into the source or build tree, the build

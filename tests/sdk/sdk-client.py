@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Drives `execserverd --listen stdio ARGS...` with the plugins built against
 the installed SDK (tests/sdk/run.sh) through the protocol: the handshake,
 then the example plugin's method, its launch hook (a process/start whose
