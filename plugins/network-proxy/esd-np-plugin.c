@@ -137,10 +137,7 @@ esd_np_plugin_prepare_async(ErpcLaunchHook *hook,
 	g_autoptr(GError) error = NULL;
 	EsdNpConfig *config = g_steal_pointer(&data->config);
 
-	data->proxy = esd_np_proxy_new(config,
-				       erpc_launch_get_session(launch),
-				       erpc_launch_get_process_id(launch),
-				       &error);
+	data->proxy = esd_np_proxy_new(config, launch, &error);
 	if (data->proxy == NULL) {
 		g_task_return_new_error(task,
 					ERPC_ERROR,

@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "esd-np-peer.h"
 #include "esd-np-policy.h"
 #include "esd-np-proxy.h"
 #include "esd-np-relay.h"
@@ -32,6 +33,8 @@ struct _EsdNpProxy {
 	GObject parent_instance;
 	EsdNpConfig *config;
 	ErpcSession *session; /* main context only; NULL once stopped */
+	ErpcLaunch *launch;   /* main context only, not a reference; NULL once stopped */
+	gint root_pid;	      /* atomic: the launch's supervisor, once known */
 	gchar *process_id;
 	GMainContext *main_context;
 	GSocketService *service;
@@ -189,7 +192,63 @@ esd_np_proxy_ask_cb(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
+/* the pid of the launch, asked for in the main context */
+typedef struct {
+	EsdNpProxy *proxy;
+	GMutex lock;
+	GCond cond;
+	gboolean done;
+} EsdNpPidQuery;
+
+static gboolean
+esd_np_proxy_pid_cb(gpointer data)
+{
+	EsdNpPidQuery *query = data;
+
+	if (query->proxy->launch != NULL)
+		g_atomic_int_set(&query->proxy->root_pid,
+				 (gint)erpc_launch_get_pid(query->proxy->launch));
+	g_mutex_lock(&query->lock);
+	query->done = TRUE;
+	g_cond_signal(&query->cond);
+	g_mutex_unlock(&query->lock);
+	return G_SOURCE_REMOVE;
+}
+
 /* connection threads --------------------------------------------------- */
+
+static GPid
+esd_np_proxy_root_pid(EsdNpProxy *self)
+{
+	EsdNpPidQuery query = {.proxy = self};
+	GPid pid = (GPid)g_atomic_int_get(&self->root_pid);
+
+	if (pid > 0)
+		return pid;
+	g_mutex_init(&query.lock);
+	g_cond_init(&query.cond);
+	g_main_context_invoke(self->main_context, esd_np_proxy_pid_cb, &query);
+	g_mutex_lock(&query.lock);
+	while (!query.done)
+		g_cond_wait(&query.cond, &query.lock);
+	g_mutex_unlock(&query.lock);
+	g_mutex_clear(&query.lock);
+	g_cond_clear(&query.cond);
+	return (GPid)g_atomic_int_get(&self->root_pid);
+}
+
+/* whether the client is a process of the launch's tree, and not any local process */
+static gboolean
+esd_np_proxy_peer_allowed(EsdNpProxy *self, GSocketConnection *conn)
+{
+	g_autoptr(GSocketAddress) address = g_socket_connection_get_remote_address(conn, NULL);
+
+	if (!G_IS_INET_SOCKET_ADDRESS(address))
+		return FALSE;
+	return esd_np_peer_in_tree(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)),
+				   self->port,
+				   esd_np_proxy_root_pid(self));
+}
 
 static gchar *
 esd_np_proxy_timestamp(void)
@@ -513,6 +572,16 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
 	GPollFD cancel = {.fd = -1};
 
 	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	if (!esd_np_proxy_peer_allowed(self, conn)) {
+		g_debug("%s: refusing a client outside the process's tree", self->process_id);
+		esd_np_proxy_respond(out,
+				     "403 Forbidden",
+				     "text/plain",
+				     "blocked-by-policy",
+				     "this proxy serves another process",
+				     self->cancellable);
+		return;
+	}
 	request = esd_np_proxy_read_head(self, in, rest);
 	if (request == NULL) {
 		esd_np_proxy_respond(out,
@@ -610,16 +679,17 @@ esd_np_proxy_run_cb(GThreadedSocketService *service,
 /**
  * esd_np_proxy_new:
  * @config: (transfer full): the launch's configuration
- * @session: the session to notify and ask
- * @process_id: the process the proxy serves
+ * @launch: the launch the proxy serves: its session, process id and, once
+ *   spawned, the process tree allowed to connect
  * @error: why no listener could be opened
  *
- * Opens the listener on a free loopback port and starts serving.
+ * Opens the listener on a free loopback port and starts serving. @launch
+ * must outlive the proxy's serving: esd_np_proxy_stop() forgets it.
  *
  * Returns: (transfer full) (nullable): the proxy
  */
 EsdNpProxy *
-esd_np_proxy_new(EsdNpConfig *config, ErpcSession *session, const gchar *process_id, GError **error)
+esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 {
 	g_autoptr(EsdNpProxy) self = g_object_new(ESD_TYPE_NP_PROXY, NULL);
 	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
@@ -627,8 +697,9 @@ esd_np_proxy_new(EsdNpConfig *config, ErpcSession *session, const gchar *process
 	g_autoptr(GSocketAddress) bound = NULL;
 
 	self->config = config;
-	self->session = g_object_ref(session);
-	self->process_id = g_strdup(process_id);
+	self->session = g_object_ref(erpc_launch_get_session(launch));
+	self->launch = launch;
+	self->process_id = g_strdup(erpc_launch_get_process_id(launch));
 	self->main_context = g_main_context_ref_thread_default();
 	/* a tunnel is a thread; beyond this many, connections wait */
 	self->service = g_threaded_socket_service_new(256);
@@ -675,6 +746,7 @@ esd_np_proxy_stop(EsdNpProxy *self)
 		g_signal_handlers_disconnect_by_func(self->service, esd_np_proxy_run_cb, self);
 	}
 	g_clear_object(&self->session);
+	self->launch = NULL;
 }
 
 static void

@@ -11,10 +11,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(EsdNpProxy, esd_np_proxy, ESD, NP_PROXY, GObject)
 
 EsdNpProxy *
-esd_np_proxy_new(EsdNpConfig *config,
-		 ErpcSession *session,
-		 const gchar *process_id,
-		 GError **error);
+esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error);
 guint16
 esd_np_proxy_get_port(EsdNpProxy *self);
 void

@@ -18,6 +18,9 @@
 
 typedef struct {
 	GSocketService *service;
+	GMainContext *context; /* the target accepts in a thread of its own */
+	GMainLoop *loop;
+	GThread *thread;
 	guint16 port;
 	GMutex lock;
 	GPtrArray *heads; /* request heads the target received */
@@ -69,6 +72,17 @@ target_run_cb(GThreadedSocketService *service,
 	return TRUE;
 }
 
+static gpointer
+target_thread(gpointer data)
+{
+	Target *target = data;
+
+	g_main_context_push_thread_default(target->context);
+	g_main_loop_run(target->loop);
+	g_main_context_pop_thread_default(target->context);
+	return NULL;
+}
+
 static void
 target_start(Target *target)
 {
@@ -79,6 +93,10 @@ target_start(Target *target)
 
 	g_mutex_init(&target->lock);
 	target->heads = g_ptr_array_new_with_free_func(g_free);
+	target->context = g_main_context_new();
+	target->loop = g_main_loop_new(target->context, FALSE);
+	/* the service accepts in the thread-default context of its creation */
+	g_main_context_push_thread_default(target->context);
 	target->service = g_threaded_socket_service_new(8);
 	g_socket_listener_add_address(G_SOCKET_LISTENER(target->service),
 				      address,
@@ -91,6 +109,8 @@ target_start(Target *target)
 	target->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
 	g_signal_connect(target->service, "run", G_CALLBACK(target_run_cb), target);
 	g_socket_service_start(target->service);
+	g_main_context_pop_thread_default(target->context);
+	target->thread = g_thread_new("target", target_thread, target);
 }
 
 static void
@@ -98,7 +118,11 @@ target_stop(Target *target)
 {
 	g_socket_service_stop(target->service);
 	g_socket_listener_close(G_SOCKET_LISTENER(target->service));
+	g_main_loop_quit(target->loop);
+	g_thread_join(target->thread);
 	g_clear_object(&target->service);
+	g_main_loop_unref(target->loop);
+	g_main_context_unref(target->context);
 	g_ptr_array_unref(target->heads);
 	g_mutex_clear(&target->lock);
 }
@@ -1033,6 +1057,75 @@ test_lifecycle(Fixture *fx, gconstpointer user_data)
 	assert_port_closes(port);
 }
 
+/* what a local process outside the tree gets from a raw request to the port */
+static gchar *
+raw_request(guint16 port, const gchar *request)
+{
+	g_autoptr(GSocketClient) client = g_socket_client_new();
+	g_autoptr(GSocketConnection) conn =
+	    g_socket_client_connect_to_host(client, "127.0.0.1", port, NULL, NULL);
+	g_autoptr(GString) reply = g_string_new(NULL);
+	GInputStream *in;
+
+	g_assert_nonnull(conn);
+	g_assert_true(g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
+						request,
+						strlen(request),
+						NULL,
+						NULL,
+						NULL));
+	in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	while (TRUE) {
+		gchar buf[4096];
+		gssize n = g_input_stream_read(in, buf, sizeof(buf), NULL, NULL);
+		if (n <= 0)
+			break;
+		g_string_append_len(reply, buf, n);
+	}
+	return g_string_free(g_steal_pointer(&reply), FALSE);
+}
+
+/*
+ * Beyond the reference: a proxy serves its own process tree only, orphans
+ * of the tree included; any other local process is refused, even for a
+ * destination the policy allows.
+ */
+static void
+test_other_process(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *request = NULL;
+	g_autofree gchar *reply = NULL;
+	g_autofree gchar *url = NULL;
+	g_autofree gchar *orphan = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *script = NULL;
+	g_autoptr(JsonNode) done = NULL;
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
+	port = fixture_proxy_port(fx, "long");
+	request = g_strdup_printf("GET http://127.0.0.1:%u/other HTTP/1.1\r\nHost: "
+				  "127.0.0.1\r\n\r\n",
+				  fx->target.port);
+	reply = raw_request(port, request);
+	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 403 Forbidden\r\n"));
+	g_assert_true(g_str_has_suffix(reply, "\r\n\r\nthis proxy serves another process"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 0);
+	done = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
+	g_free(fixture_output(fx, "long"));
+
+	/* a background child outlives the shell that started it, and is still served */
+	url = g_strdup_printf("http://127.0.0.1:%u/orphan", fx->target.port);
+	orphan = curl(url);
+	script = g_strdup_printf("(sleep 0.3; %s) &", orphan);
+	fixture_start(fx, "orphan", script, member);
+	out = fixture_output(fx, "orphan");
+	g_assert_cmpstr(out, ==, "target GET /orphan\ncode=200 exit=0\n");
+}
+
 /* the client vanishes: once its session expires, its processes and their proxies go */
 static void
 test_client_vanishes(Fixture *fx, gconstpointer user_data)
@@ -1077,6 +1170,7 @@ main(int argc, char **argv)
 		ADD("decider", test_decider);
 		ADD("decider-silent", test_decider_silent);
 		ADD("lifecycle", test_lifecycle);
+		ADD("other-process", test_other_process);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/ws/client-vanishes",
