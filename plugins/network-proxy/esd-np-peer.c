@@ -2,17 +2,26 @@
 
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "esd-np-peer.h"
 
 /*
  * Whose connection is it? A loopback TCP client has no peer credentials, so
- * the proxy finds the client's socket in /proc/net/tcp by its two ports and
+ * the proxy finds the client's socket by its two ports (one sock_diag
+ * netlink query for the exact tuple; /proc/net/tcp, a scan of every socket,
+ * where netlink is not there) and
  * looks for that socket among the descriptors of the processes below the
  * launch's supervisor (a child subreaper: orphans of the tree stay below it).
  * Only the tree is searched, not every process of the host; a socket the
@@ -21,15 +30,67 @@
 
 #define ESD_NP_PEER_MAX_PROCESSES 4096
 
+/* sock_diag's answer for the one socket 127.0.0.1:@local → 127.0.0.1:@remote; -1 if unavailable */
+static gint64
+esd_np_peer_diag_inode(guint16 local, guint16 remote)
+{
+	struct {
+		struct nlmsghdr header;
+		struct inet_diag_req_v2 request;
+	} message = {
+	    .header = {.nlmsg_len = sizeof(message),
+		       .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+		       .nlmsg_flags = NLM_F_REQUEST},
+	    .request = {.sdiag_family = AF_INET,
+			.sdiag_protocol = IPPROTO_TCP,
+			.idiag_states = ~0u,
+			.id = {.idiag_sport = htons(local),
+			       .idiag_dport = htons(remote),
+			       .idiag_src = {htonl(INADDR_LOOPBACK)},
+			       .idiag_dst = {htonl(INADDR_LOOPBACK)},
+			       .idiag_cookie = {INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE}}},
+	};
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	guint32 buffer[2048];
+	struct nlmsghdr *reply = (struct nlmsghdr *)buffer;
+	gssize n;
+	gint fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	if (fd < 0)
+		return -1;
+	if (sendto(fd, &message, sizeof(message), 0, (struct sockaddr *)&kernel, sizeof(kernel)) !=
+	    (gssize)sizeof(message)) {
+		close(fd);
+		return -1;
+	}
+	n = recv(fd, buffer, sizeof(buffer), 0);
+	close(fd);
+	if (n < (gssize)sizeof(*reply) || !NLMSG_OK(reply, (guint)n))
+		return -1;
+	if (reply->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *err = NLMSG_DATA(reply);
+		/* no such socket, or no sock_diag for TCP here */
+		return err->error == -ENOENT ? 0 : -1;
+	}
+	if (reply->nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    reply->nlmsg_len < NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+		return -1;
+	return ((const struct inet_diag_msg *)NLMSG_DATA(reply))->idiag_inode;
+}
+
 /* the inode of the socket 127.0.0.1:@local → 127.0.0.1:@remote, or 0 */
 static guint64
 esd_np_peer_find_inode(guint16 local, guint16 remote)
 {
+	gint64 diag = esd_np_peer_diag_inode(local, remote);
 	g_autofree gchar *want = g_strdup_printf("0100007F:%04X 0100007F:%04X", local, remote);
-	FILE *file = fopen("/proc/net/tcp", "re");
+	FILE *file = NULL;
 	gchar line[512];
 	guint64 inode = 0;
 
+	if (diag >= 0)
+		return (guint64)diag;
+	file = fopen("/proc/net/tcp", "re");
 	if (file == NULL)
 		return 0;
 	while (fgets(line, sizeof(line), file) != NULL) {

@@ -602,6 +602,16 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
 				     self->cancellable);
 		return;
 	}
+	if (!request->connect && !esd_np_request_host_matches(request)) {
+		g_free(target.host);
+		esd_np_proxy_respond(out,
+				     "400 Bad Request",
+				     "text/plain",
+				     NULL,
+				     "Host header does not match request target",
+				     self->cancellable);
+		return;
+	}
 	target.protocol = request->connect ? "https_connect" : "http";
 	target.method = request->method;
 	target.port = request->port;

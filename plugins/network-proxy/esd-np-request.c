@@ -168,6 +168,39 @@ esd_np_request_parse(const gchar *data, gsize len)
 	return count <= ESD_NP_REQUEST_MAX_HEADERS ? g_steal_pointer(&self) : NULL;
 }
 
+/**
+ * esd_np_request_host_matches:
+ * @self: a plain HTTP request
+ *
+ * An origin that routes by `Host` (a virtual host, a CDN) would serve the
+ * host the header names, not the one the policy checked: as the reference,
+ * the proxy refuses a `Host` other than the target's. No `Host` is fine (one
+ * is added).
+ *
+ * Returns: whether every `Host` header names the target's host and port
+ */
+gboolean
+esd_np_request_host_matches(const EsdNpRequest *self)
+{
+	g_autofree gchar *want = g_ascii_strdown(self->host, -1);
+
+	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
+		const gchar *value = g_ptr_array_index(self->headers, i + 1);
+		g_autofree gchar *host = NULL;
+		g_autofree gchar *lower = NULL;
+		guint16 port = 0;
+
+		if (g_ascii_strcasecmp(g_ptr_array_index(self->headers, i), "host") != 0)
+			continue;
+		if (!esd_np_request_split_authority(value, 80, &host, &port))
+			return FALSE;
+		lower = g_ascii_strdown(host, -1);
+		if (!g_str_equal(lower, want) || port != self->port)
+			return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 esd_np_request_has_token(const gchar *list, const gchar *token)
 {

@@ -23,6 +23,8 @@ gssize
 esd_np_request_find_end(const gchar *data, gsize len);
 EsdNpRequest *
 esd_np_request_parse(const gchar *data, gsize len);
+gboolean
+esd_np_request_host_matches(const EsdNpRequest *self);
 gchar *
 esd_np_request_forward_head(const EsdNpRequest *self);
 void

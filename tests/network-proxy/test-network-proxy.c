@@ -583,6 +583,8 @@ test_allowed(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
 	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/path?q=1", fx->target.port);
 	g_autofree gchar *out = NULL;
+	g_autofree gchar *other = NULL;
+	g_autofree gchar *out_other = NULL;
 	g_autofree gchar *head = NULL;
 	g_autoptr(GPtrArray) decisions = NULL;
 
@@ -605,6 +607,14 @@ test_allowed(Fixture *fx, gconstpointer user_data)
 			"127.0.0.1",
 			fx->target.port,
 			"GET");
+	/* a Host header that names another host (a virtual host's) is refused, as on the reference
+	 */
+	other = g_strdup_printf("-H 'Host: other.test' %s", args);
+	out_other = fixture_curl(fx, "p2", member, other);
+	g_assert_cmpstr(out_other,
+			==,
+			"Host header does not match request target\ncode=400 exit=0\n");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
 }
 
 /* a local destination nobody allowed: 403 with the reference's body */

@@ -230,12 +230,29 @@ test_request(void)
 	g_assert_cmpstr(get->host, ==, "Example.com");
 	g_assert_cmpuint(get->port, ==, 8080);
 	g_assert_cmpstr(get->path, ==, "/p?q=1");
+	g_assert_true(esd_np_request_host_matches(get));
 	head = esd_np_request_forward_head(get);
 	g_assert_cmpstr(head,
 			==,
 			"GET /p?q=1 HTTP/1.1\r\nHost: example.com:8080\r\nAccept: */*\r\n"
 			"Connection: close\r\n\r\n");
 	g_clear_pointer(&head, g_free);
+
+	{
+		/* a Host other than the target's would route elsewhere at a virtual host */
+		const gchar *hosts[] = {"evil.test",
+					"example.com",
+					"example.com:80",
+					"example.com:x"};
+		for (guint i = 0; i < G_N_ELEMENTS(hosts); i++) {
+			g_autofree gchar *h = g_strdup_printf(
+			    "GET http://example.com:8080/ HTTP/1.1\r\nHost: %s\r\n\r\n",
+			    hosts[i]);
+			g_autoptr(EsdNpRequest) r = request(h);
+			g_assert_nonnull(r);
+			g_assert_false(esd_np_request_host_matches(r));
+		}
+	}
 
 	connect = request("CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n");
 	g_assert_nonnull(connect);
