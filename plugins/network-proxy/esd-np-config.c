@@ -9,7 +9,7 @@
 
 /*
  * `process/start.networkProxy` (RemoteNetworkProxyLaunchConfig), checked
- * with the reference's messages. What this proxy does not do (SOCKS5,
+ * with the reference's messages. What this proxy does not do (SOCKS5 UDP,
  * transparent TCP, review domains, credential masking) is refused rather
  * than silently ignored; its capability flags are false.
  */
@@ -90,12 +90,14 @@ static gboolean
 esd_np_config_check_unsupported(JsonObject *proxy, gboolean sandboxed, GError **error)
 {
 	gboolean flag = FALSE;
+	gboolean socks = FALSE;
 	JsonNode *node;
 
-	if (!erpc_json_get_boolean(proxy, "enableSocks5", FALSE, &flag, error))
+	if (!erpc_json_get_boolean(proxy, "enableSocks5", FALSE, &socks, error) ||
+	    !erpc_json_get_boolean(proxy, "enableSocks5Udp", FALSE, &flag, error))
 		return FALSE;
-	if (flag)
-		return esd_np_config_invalid(error, ESD_NP_INVALID "SOCKS5 is not supported");
+	if (socks && flag)
+		return esd_np_config_invalid(error, ESD_NP_INVALID "SOCKS5 UDP is not supported");
 	if (!erpc_json_get_boolean(proxy, "transparentTcp", FALSE, &flag, error))
 		return FALSE;
 	if (flag)
@@ -205,6 +207,7 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 		return NULL;
 	}
 	self->limited = g_str_equal(mode, "limited");
+	self->socks5 = values[1];
 	self->allow_local_binding = values[5];
 	return g_steal_pointer(&self);
 }

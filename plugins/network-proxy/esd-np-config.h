@@ -15,6 +15,7 @@ typedef enum {
 typedef struct {
 	gboolean limited;
 	gboolean allow_local_binding;
+	gboolean socks5;
 	guint64 decision_timeout_ms; /* 0: no decider */
 	GPtrArray *allow;	     /* normalized patterns */
 	GPtrArray *deny;

@@ -72,7 +72,10 @@ esd_np_plugin_claim(ErpcLaunchHook *hook,
 
 /* the variables of WAVE2.md, as the reference sets them */
 static void
-esd_np_plugin_setenv(ErpcLaunch *launch, const EsdNpConfig *config, guint16 port)
+esd_np_plugin_setenv(ErpcLaunch *launch,
+		     const EsdNpConfig *config,
+		     guint16 port,
+		     guint16 socks_port)
 {
 	static const gchar *const proxies[] = {"HTTP_PROXY",
 					       "HTTPS_PROXY",
@@ -113,8 +116,20 @@ esd_np_plugin_setenv(ErpcLaunch *launch, const EsdNpConfig *config, guint16 port
 		? "localhost,127.0.0.1,::1,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16"
 		: "";
 
+	static const gchar *const socks[] = {"ALL_PROXY",
+					     "all_proxy",
+					     "FTP_PROXY",
+					     "ftp_proxy",
+					     NULL};
+
 	for (guint i = 0; proxies[i] != NULL; i++)
 		erpc_launch_setenv(launch, proxies[i], url);
+	/* with SOCKS5, what is not HTTP goes through it, as the reference sets it */
+	if (socks_port != 0) {
+		g_autofree gchar *socks_url = g_strdup_printf("socks5h://127.0.0.1:%u", socks_port);
+		for (guint i = 0; socks[i] != NULL; i++)
+			erpc_launch_setenv(launch, socks[i], socks_url);
+	}
 	for (guint i = 0; no_proxies[i] != NULL; i++)
 		erpc_launch_setenv(launch, no_proxies[i], no_proxy);
 	erpc_launch_setenv(launch, "CODEX_NETWORK_PROXY_ACTIVE", "1");
@@ -146,7 +161,10 @@ esd_np_plugin_prepare_async(ErpcLaunchHook *hook,
 					error->message);
 		return;
 	}
-	esd_np_plugin_setenv(launch, config, esd_np_proxy_get_port(data->proxy));
+	esd_np_plugin_setenv(launch,
+			     config,
+			     esd_np_proxy_get_port(data->proxy),
+			     esd_np_proxy_get_socks_port(data->proxy));
 	g_task_return_boolean(task, TRUE);
 }
 

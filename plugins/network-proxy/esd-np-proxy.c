@@ -40,6 +40,7 @@ struct _EsdNpProxy {
 	GSocketService *service;
 	GCancellable *cancellable;
 	guint16 port;
+	guint16 socks_port; /* 0 without enableSocks5 */
 };
 
 G_DEFINE_TYPE(EsdNpProxy, esd_np_proxy, G_TYPE_OBJECT)
@@ -242,11 +243,12 @@ static gboolean
 esd_np_proxy_peer_allowed(EsdNpProxy *self, GSocketConnection *conn)
 {
 	g_autoptr(GSocketAddress) address = g_socket_connection_get_remote_address(conn, NULL);
+	g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
 
-	if (!G_IS_INET_SOCKET_ADDRESS(address))
+	if (!G_IS_INET_SOCKET_ADDRESS(address) || !G_IS_INET_SOCKET_ADDRESS(local))
 		return FALSE;
 	return esd_np_peer_in_tree(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)),
-				   self->port,
+				   g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local)),
 				   esd_np_proxy_root_pid(self));
 }
 
@@ -276,7 +278,9 @@ esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerd
 	json_object_set_string_member(obj, "protocol", target->protocol);
 	json_object_set_string_member(obj, "host", target->host);
 	json_object_set_int_member(obj, "port", target->port);
-	json_object_set_string_member(obj, "method", target->method);
+	/* SOCKS has no method; the reference leaves the member out */
+	if (target->method != NULL)
+		json_object_set_string_member(obj, "method", target->method);
 	json_object_set_string_member(obj, "client", target->client);
 	json_object_set_boolean_member(obj, "policyOverride", FALSE);
 	note->proxy = g_object_ref(self);
@@ -367,6 +371,11 @@ esd_np_proxy_decide(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *v
 	GList *addresses = NULL;
 
 	esd_np_verdict_set(verdict, "allow", "baseline_policy", "allow");
+	/* SOCKS would bypass the method check: limited mode refuses it before the domain */
+	if (config->limited && target->method == NULL) {
+		esd_np_verdict_set(verdict, "deny", "mode_guard", "method_not_allowed");
+		goto blocked;
+	}
 	if (rule == ESD_NP_RULE_DENY) {
 		esd_np_verdict_set(verdict, "deny", "baseline_policy", "denied");
 		goto blocked;
@@ -544,6 +553,10 @@ esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
 		}
 		if (buffer->len >= ESD_NP_REQUEST_MAX_HEAD)
 			return NULL;
+		/* a method starts with a letter: anything else (a SOCKS or TLS greeting) is no
+		 * request, and the client waits for an answer, not for a timeout */
+		if (buffer->len > 0 && !g_ascii_isupper(buffer->data[0]))
+			return NULL;
 		n = g_input_stream_read(in,
 					chunk,
 					MIN(sizeof(chunk), ESD_NP_REQUEST_MAX_HEAD - buffer->len),
@@ -670,6 +683,149 @@ out:
 	g_free(verdict.reason);
 }
 
+/* SOCKS5 replies: succeeded, not allowed by ruleset, connection refused, command not supported */
+#define ESD_NP_SOCKS_OK		 0x00
+#define ESD_NP_SOCKS_NOT_ALLOWED 0x02
+#define ESD_NP_SOCKS_REFUSED	 0x05
+#define ESD_NP_SOCKS_BAD_COMMAND 0x07
+
+static void
+esd_np_proxy_socks_reply(GOutputStream *out, guint8 code, GCancellable *cancellable)
+{
+	/* the bound address is of no use through a proxy: 0.0.0.0:0 */
+	const guint8 reply[10] = {5, code, 0, 1, 0, 0, 0, 0, 0, 0};
+	g_output_stream_write_all(out, reply, sizeof(reply), NULL, cancellable, NULL);
+}
+
+static gboolean
+esd_np_proxy_read_exact(EsdNpProxy *self, GInputStream *in, guint8 *buffer, gsize len)
+{
+	gsize n = 0;
+	return g_input_stream_read_all(in, buffer, len, &n, self->cancellable, NULL) && n == len;
+}
+
+/* the SOCKS5 (RFC 1928) CONNECT request, without authentication; NULL host on failure */
+static gchar *
+esd_np_proxy_socks_handshake(EsdNpProxy *self, GInputStream *in, GOutputStream *out, guint16 *port)
+{
+	guint8 buffer[262];
+	gboolean no_auth = FALSE;
+	gchar *host = NULL;
+
+	if (!esd_np_proxy_read_exact(self, in, buffer, 2) || buffer[0] != 5 || buffer[1] == 0 ||
+	    !esd_np_proxy_read_exact(self, in, buffer + 2, buffer[1]))
+		return NULL;
+	for (guint i = 0; i < buffer[1]; i++)
+		no_auth = no_auth || buffer[2 + i] == 0;
+	if (!no_auth) {
+		const guint8 refuse[2] = {5, 0xff};
+		g_output_stream_write_all(out, refuse, 2, NULL, self->cancellable, NULL);
+		return NULL;
+	}
+	if (!g_output_stream_write_all(out, "\x05\x00", 2, NULL, self->cancellable, NULL) ||
+	    !esd_np_proxy_read_exact(self, in, buffer, 4) || buffer[0] != 5)
+		return NULL;
+	if (buffer[1] != 1) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_BAD_COMMAND, self->cancellable);
+		return NULL;
+	}
+	switch (buffer[3]) {
+	case 1: {
+		g_autoptr(GInetAddress) address = NULL;
+		if (!esd_np_proxy_read_exact(self, in, buffer, 4))
+			return NULL;
+		address = g_inet_address_new_from_bytes(buffer, G_SOCKET_FAMILY_IPV4);
+		host = g_inet_address_to_string(address);
+		break;
+	}
+	case 3:
+		if (!esd_np_proxy_read_exact(self, in, buffer, 1) || buffer[0] == 0 ||
+		    !esd_np_proxy_read_exact(self, in, buffer + 1, buffer[0]))
+			return NULL;
+		host = g_strndup((const gchar *)buffer + 1, buffer[0]);
+		break;
+	case 4: {
+		g_autoptr(GInetAddress) address = NULL;
+		if (!esd_np_proxy_read_exact(self, in, buffer, 16))
+			return NULL;
+		address = g_inet_address_new_from_bytes(buffer, G_SOCKET_FAMILY_IPV6);
+		host = g_inet_address_to_string(address);
+		break;
+	}
+	default:
+		esd_np_proxy_socks_reply(out, 0x08, self->cancellable); /* address type */
+		return NULL;
+	}
+	if (!esd_np_proxy_read_exact(self, in, buffer, 2)) {
+		g_free(host);
+		return NULL;
+	}
+	*port = (guint16)((buffer[0] << 8) | buffer[1]);
+	return host;
+}
+
+static void
+esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn)
+{
+	GSocket *socket = g_socket_connection_get_socket(conn);
+	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
+	g_autoptr(GSocketConnection) upstream = NULL;
+	g_autofree gchar *host = NULL;
+	EsdNpTarget target = {.protocol = "socks5_tcp"};
+	EsdNpVerdict verdict = {0};
+	GList *addresses;
+	GPollFD cancel = {.fd = -1};
+
+	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	/* a client outside the tree is dropped before the greeting */
+	if (!esd_np_proxy_peer_allowed(self, conn)) {
+		g_debug("%s: refusing a SOCKS client outside the process's tree", self->process_id);
+		return;
+	}
+	host = esd_np_proxy_socks_handshake(self, in, out, &target.port);
+	if (host == NULL)
+		return;
+	target.host = esd_np_policy_normalize_host(host);
+	if (target.host == NULL || target.port == 0) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
+		goto out;
+	}
+	target.client = esd_np_proxy_peer(conn);
+	addresses = esd_np_proxy_decide(self, &target, &verdict);
+	if (addresses == NULL) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
+		goto out;
+	}
+	upstream = esd_np_proxy_dial(self, addresses, target.port);
+	g_resolver_free_addresses(addresses);
+	if (upstream == NULL) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_REFUSED, self->cancellable);
+		goto out;
+	}
+	esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_OK, self->cancellable);
+	if (g_cancellable_make_pollfd(self->cancellable, &cancel)) {
+		esd_np_relay_run(g_socket_get_fd(socket),
+				 g_socket_get_fd(g_socket_connection_get_socket(upstream)),
+				 cancel.fd);
+		g_cancellable_release_fd(self->cancellable);
+	}
+out:
+	esd_np_target_clear(&target);
+	g_free(verdict.reason);
+}
+
+/* what marks the SOCKS listener's connections (a listener's source object) */
+static GObject *
+esd_np_proxy_socks_marker(void)
+{
+	static GObject *marker = NULL;
+
+	if (g_once_init_enter(&marker))
+		g_once_init_leave(&marker, g_object_new(G_TYPE_OBJECT, NULL));
+	return marker;
+}
+
 static gboolean
 esd_np_proxy_run_cb(GThreadedSocketService *service,
 		    GSocketConnection *conn,
@@ -678,8 +834,12 @@ esd_np_proxy_run_cb(GThreadedSocketService *service,
 {
 	EsdNpProxy *self = ESD_NP_PROXY(user_data);
 
-	if (!g_cancellable_is_cancelled(self->cancellable))
-		esd_np_proxy_serve(self, conn);
+	if (!g_cancellable_is_cancelled(self->cancellable)) {
+		if (source != NULL && source == esd_np_proxy_socks_marker())
+			esd_np_proxy_serve_socks(self, conn);
+		else
+			esd_np_proxy_serve(self, conn);
+	}
 	g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
 	return TRUE;
 }
@@ -722,6 +882,18 @@ esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 					   error))
 		return NULL;
 	self->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+	if (config->socks5) {
+		g_autoptr(GSocketAddress) socks = NULL;
+		if (!g_socket_listener_add_address(G_SOCKET_LISTENER(self->service),
+						   address,
+						   G_SOCKET_TYPE_STREAM,
+						   G_SOCKET_PROTOCOL_TCP,
+						   esd_np_proxy_socks_marker(),
+						   &socks,
+						   error))
+			return NULL;
+		self->socks_port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(socks));
+	}
 	/* the handler holds the proxy until esd_np_proxy_stop() disconnects it */
 	g_signal_connect_data(self->service,
 			      "run",
@@ -737,6 +909,13 @@ guint16
 esd_np_proxy_get_port(EsdNpProxy *self)
 {
 	return self->port;
+}
+
+/* the SOCKS5 listener's port, 0 without one */
+guint16
+esd_np_proxy_get_socks_port(EsdNpProxy *self)
+{
+	return self->socks_port;
 }
 
 /**

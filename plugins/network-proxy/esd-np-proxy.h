@@ -14,6 +14,8 @@ EsdNpProxy *
 esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error);
 guint16
 esd_np_proxy_get_port(EsdNpProxy *self);
+guint16
+esd_np_proxy_get_socks_port(EsdNpProxy *self);
 void
 esd_np_proxy_stop(EsdNpProxy *self);
 

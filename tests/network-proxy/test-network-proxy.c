@@ -1010,6 +1010,122 @@ test_decider_silent(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpuint(decisions->len, ==, 1);
 }
 
+static gchar *
+raw_request(guint16 port, const gchar *request);
+static guint16
+fixture_proxy_port(Fixture *fx, const gchar *id);
+
+/* `{"proxy": {... enableSocks5: true ...}}` */
+static gchar *
+socks_member(const gchar *mode, const gchar *domains, const gchar *extra)
+{
+	g_autofree gchar *member = proxy_member(FALSE, mode, domains, extra);
+	GString *out = g_string_new(member);
+
+	g_string_replace(out, "\"enableSocks5\":false", "\"enableSocks5\":true", 1);
+	return g_string_free(out, FALSE);
+}
+
+/* SOCKS5 TCP: its own port in ALL_PROXY, the same policy, no method, limited mode refuses it */
+static void
+test_socks(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *allowed = socks_member("full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *blocked = socks_member("full", NULL, "\"policyDecisionTimeoutMs\":3000");
+	g_autofree gchar *limited = socks_member("limited", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *udp = socks_member("full", NULL, NULL);
+	g_autofree gchar *udp_params = NULL;
+	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/s", fx->target.port);
+	g_autofree gchar *args = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *env = NULL;
+	g_autofree gchar *out_local = NULL;
+	g_autofree gchar *out_decided = NULL;
+	g_autofree gchar *out_limited = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	g_autoptr(GPtrArray) local = NULL;
+	g_autoptr(GPtrArray) limited_decisions = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	g_autofree gchar *stranger = NULL;
+	JsonNode *decision;
+	GString *udp_text;
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "env", "echo \"$ALL_PROXY $all_proxy $FTP_PROXY $HTTP_PROXY\"", allowed);
+	env = fixture_output(fx, "env");
+	g_assert_true(g_regex_match_simple("^(socks5h://127\\.0\\.0\\.1:\\d+) \\1 \\1 "
+					   "http://127\\.0\\.0\\.1:\\d+\n$",
+					   env,
+					   0,
+					   0));
+	/* a local process outside the tree gets no answer to its greeting */
+	fixture_start(fx, "held", "echo \"$ALL_PROXY\"; exec sleep 60", allowed);
+	port = fixture_proxy_port(fx, "held");
+	stranger = raw_request(port, "\x05\x01");
+	g_assert_cmpstr(stranger, ==, "");
+	json_node_unref(fixture_call(fx, "process/terminate", "{\"processId\":\"held\"}"));
+	args =
+	    g_strdup_printf("--socks5-hostname \"${ALL_PROXY#socks5h://}\" --noproxy '' %s", url);
+	out = fixture_curl(fx, "p1", allowed, args);
+	g_assert_cmpstr(out, ==, "target GET /s\ncode=200 exit=0\n");
+	decisions = fixture_decisions(fx, "p1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	decision = decisions->pdata[0];
+	/* as the reference: no method member for SOCKS */
+	g_assert_null(esd_test_json_get(decision, "method"));
+	g_assert_cmpstr(esd_test_json_get_string(decision, "protocol"), ==, "socks5_tcp");
+	g_assert_cmpstr(esd_test_json_get_string(decision, "decision"), ==, "allow");
+
+	/* a local literal: refused (curl: 97, "connection not allowed by ruleset") */
+	out_local = fixture_curl(fx, "p2", blocked, args);
+	g_assert_cmpstr(out_local, ==, "\ncode=000 exit=97\n");
+	local = fixture_decisions(fx, "p2");
+	g_assert_cmpuint(local->len, ==, 1);
+	g_assert_cmpstr(esd_test_json_get_string(local->pdata[0], "reason"),
+			==,
+			"not_allowed_local");
+
+	/* the decider is asked with protocol socks5_tcp */
+	fx->answer = "{\"decision\":{\"type\":\"deny\",\"reason\":\"no socks\"}}";
+	g_free(args);
+	args = g_strdup_printf("--socks5-hostname \"${ALL_PROXY#socks5h://}\" --noproxy '' "
+			       "http://decide.invalid/");
+	out_decided = fixture_curl(fx, "p3", blocked, args);
+	g_assert_cmpstr(out_decided, ==, "\ncode=000 exit=97\n");
+	g_assert_cmpuint(fx->asks->len, ==, 1);
+	esd_assert_json_node_eq(esd_test_json_get(g_ptr_array_index(fx->asks, 0), "params"),
+				"{\"processId\":\"p3\",\"request\":{\"protocol\":\"socks5_tcp\","
+				"\"host\":\"decide.invalid\",\"port\":80}}");
+
+	/* limited mode: refused before the domain is looked at */
+	g_free(args);
+	args =
+	    g_strdup_printf("--socks5-hostname \"${ALL_PROXY#socks5h://}\" --noproxy '' %s", url);
+	out_limited = fixture_curl(fx, "p4", limited, args);
+	g_assert_cmpstr(out_limited, ==, "\ncode=000 exit=97\n");
+	limited_decisions = fixture_decisions(fx, "p4");
+	g_assert_cmpuint(limited_decisions->len, ==, 1);
+	g_assert_cmpstr(esd_test_json_get_string(limited_decisions->pdata[0], "source"),
+			==,
+			"mode_guard");
+	g_assert_cmpstr(esd_test_json_get_string(limited_decisions->pdata[0], "reason"),
+			==,
+			"method_not_allowed");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+
+	/* UDP associate is not shipped: refused, not ignored */
+	udp_text = g_string_new(udp);
+	g_string_replace(udp_text, "\"enableSocks5Udp\":false", "\"enableSocks5Udp\":true", 1);
+	udp_params = start_params("udp", "true", udp_text->str);
+	g_string_free(udp_text, TRUE);
+	reply = fixture_call(fx, "process/start", udp_params);
+	g_assert_cmpstr(esd_test_json_get_string(reply, "error.message"),
+			==,
+			"invalid network proxy config: SOCKS5 UDP is not supported");
+}
+
 /* the port of the proxy of a running process, from its output */
 static guint16
 fixture_proxy_port(Fixture *fx, const gchar *id)
@@ -1177,6 +1293,7 @@ main(int argc, char **argv)
 		ADD("resolves-local", test_resolves_local);
 		ADD("limited", test_limited);
 		ADD("connect", test_connect);
+		ADD("socks", test_socks);
 		ADD("decider", test_decider);
 		ADD("decider-silent", test_decider_silent);
 		ADD("lifecycle", test_lifecycle);
