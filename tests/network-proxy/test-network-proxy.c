@@ -1126,6 +1126,71 @@ test_socks(Fixture *fx, gconstpointer user_data)
 			"invalid network proxy config: SOCKS5 UDP is not supported");
 }
 
+/* a `sandbox` member: the root readable, nothing writable, @network */
+static gchar *
+sandbox_member(const gchar *network)
+{
+	return g_strdup_printf(
+	    "\"sandbox\":{\"permissions\":{\"type\":\"managed\",\"file_system\":{\"type\":"
+	    "\"restricted\",\"entries\":[{\"path\":{\"type\":\"special\",\"value\":{\"kind\":"
+	    "\"root\"}},\"access\":\"read\"}]},\"network\":\"%s\"},\"windowsSandboxLevel\":"
+	    "\"disabled\"}",
+	    network);
+}
+
+static gchar *
+fixture_curl_sandboxed(Fixture *fx,
+		       const gchar *id,
+		       const gchar *proxy,
+		       const gchar *network,
+		       const gchar *script)
+{
+	g_autofree gchar *sandbox = sandbox_member(network);
+	g_autofree gchar *member = g_strdup_printf("%s,%s", proxy, sandbox);
+	g_autofree gchar *params = start_params(id, script, member);
+	g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
+
+	g_assert_cmpstr(esd_test_json_get_string(reply, "result.sandboxType"), ==, "linuxSeccomp");
+	return fixture_output(fx, id);
+}
+
+/*
+ * Sandboxed: with the network enabled the command's requests go through its
+ * proxy (the tree check sees through bwrap); under a restricted network
+ * neither the proxy nor a direct dial reaches anything: the sandbox gives a
+ * restricted command no way into the network, the proxy included.
+ */
+static void
+test_sandboxed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *bwrap = g_find_program_in_path("bwrap");
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/sb", fx->target.port);
+	g_autofree gchar *script = curl(url);
+	g_autofree gchar *direct = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *out_restricted = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	if (bwrap == NULL) {
+		g_test_skip("bwrap is not installed");
+		return;
+	}
+	out = fixture_curl_sandboxed(fx, "open", member, "enabled", script);
+	g_assert_cmpstr(out, ==, "target GET /sb\ncode=200 exit=0\n");
+	decisions = fixture_decisions(fx, "open");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	/* through the proxy, and a command that ignores the proxy variables: both stopped */
+	direct = g_strdup_printf("%s; curl -s --max-time 5 --noproxy '*' %s; echo \" direct=$?\"",
+				 script,
+				 url);
+	out_restricted = fixture_curl_sandboxed(fx, "closed", member, "restricted", direct);
+	g_assert_cmpstr(out_restricted, ==, "\ncode=000 exit=7\n direct=7\n");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+}
+
 /* the port of the proxy of a running process, from its output */
 static guint16
 fixture_proxy_port(Fixture *fx, const gchar *id)
@@ -1294,6 +1359,7 @@ main(int argc, char **argv)
 		ADD("limited", test_limited);
 		ADD("connect", test_connect);
 		ADD("socks", test_socks);
+		ADD("sandboxed", test_sandboxed);
 		ADD("decider", test_decider);
 		ADD("decider-silent", test_decider_silent);
 		ADD("lifecycle", test_lifecycle);
