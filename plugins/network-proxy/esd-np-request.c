@@ -147,6 +147,11 @@ esd_np_request_parse(const gchar *data, gsize len)
 	if (g_strv_length(parts) != 3 || !esd_np_request_is_token(parts[0], strlen(parts[0])) ||
 	    (!g_str_equal(parts[2], "HTTP/1.1") && !g_str_equal(parts[2], "HTTP/1.0")))
 		return NULL;
+	/* the target goes upstream as the path: no space, control character or 8-bit byte */
+	for (const gchar *p = parts[1]; *p != '\0'; p++) {
+		if ((guchar)*p <= ' ' || (guchar)*p >= 0x7f)
+			return NULL;
+	}
 	self->method = g_strdup(parts[0]);
 	self->version = g_strdup(parts[2]);
 	self->connect = g_str_equal(self->method, "CONNECT");

@@ -207,6 +207,9 @@ test_request(void)
 	    "GET http://a/ HTTP/1.1\r\nBad Name: x\r\n\r\n",
 	    "G(T http://a/ HTTP/1.1\r\n\r\n",
 	    "GET  http://a/ HTTP/1.1\r\n\r\n",
+	    "GET http://a/\nX HTTP/1.1\r\n\r\n", /* a line break smuggled into the path */
+	    "GET http://a/\x01 HTTP/1.1\r\n\r\n",
+	    "GET http://a/ HTTP/1.1\r\nX: a\rb\r\n\r\n",
 	};
 	g_autoptr(EsdNpRequest) get = NULL;
 	g_autoptr(EsdNpRequest) connect = NULL;
