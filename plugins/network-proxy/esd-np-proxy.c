@@ -499,23 +499,23 @@ esd_np_proxy_respond_blocked(GOutputStream *out,
 	esd_np_proxy_respond(out, "403 Forbidden", "application/json", header, body, cancellable);
 }
 
+/* a plain socket per address: no proxy resolver, no events, the checked address only */
 static GSocketConnection *
 esd_np_proxy_dial(EsdNpProxy *self, GList *addresses, guint16 port)
 {
-	g_autoptr(GSocketClient) client = g_socket_client_new();
-
-	/* the daemon's own proxy settings are no way around the policy */
-	g_socket_client_set_enable_proxy(client, FALSE);
-	g_socket_client_set_timeout(client, ESD_NP_PROXY_IO_TIMEOUT);
 	for (GList *l = addresses; l != NULL; l = l->next) {
 		g_autoptr(GSocketAddress) address = g_inet_socket_address_new(l->data, port);
 		g_autoptr(GError) error = NULL;
-		GSocketConnection *conn = g_socket_client_connect(client,
-								  G_SOCKET_CONNECTABLE(address),
-								  self->cancellable,
-								  &error);
-		if (conn != NULL)
-			return conn;
+		g_autoptr(GSocket) socket = g_socket_new(g_inet_address_get_family(l->data),
+							 G_SOCKET_TYPE_STREAM,
+							 G_SOCKET_PROTOCOL_TCP,
+							 &error);
+
+		if (socket != NULL) {
+			g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+			if (g_socket_connect(socket, address, self->cancellable, &error))
+				return g_socket_connection_factory_create_connection(socket);
+		}
 		g_debug("dial: %s", error->message);
 	}
 	return NULL;

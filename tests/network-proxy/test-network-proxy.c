@@ -585,6 +585,7 @@ test_allowed(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *out = NULL;
 	g_autofree gchar *other = NULL;
 	g_autofree gchar *out_other = NULL;
+	g_autofree gchar *out_refused = NULL;
 	g_autofree gchar *head = NULL;
 	g_autoptr(GPtrArray) decisions = NULL;
 
@@ -615,6 +616,9 @@ test_allowed(Fixture *fx, gconstpointer user_data)
 			==,
 			"Host header does not match request target\ncode=400 exit=0\n");
 	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	/* an allowed destination that refuses the connection: 502, as on the reference */
+	out_refused = fixture_curl(fx, "p3", member, "http://127.0.0.1:1/");
+	g_assert_cmpstr(out_refused, ==, "upstream failure\ncode=502 exit=0\n");
 }
 
 /* a local destination nobody allowed: 403 with the reference's body */
