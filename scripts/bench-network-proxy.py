@@ -7,6 +7,7 @@ CODEX_HOME) and runs, for each workload, a command launched with
 `networkProxy` allowing 127.0.0.1, against a local HTTP target of this
 script (sendfile from a file in the temporary directory):
 
+  direct   curl fetches SIZE MB without the proxy: the ceiling of the machine
   tunnel   curl fetches SIZE MB through a CONNECT tunnel (curl -p)
   http     curl fetches SIZE MB as a plain HTTP forward request
   latency  a client in the command makes N small requests, each on a new
@@ -320,6 +321,10 @@ def main():
     for _ in range(args.reps):
         for server in servers():
             try:
+                if "tunnel" in only or "http" in only:
+                    # the ceiling of this machine: curl and the target without a proxy
+                    speed, _ = transfer(server, f"http://127.0.0.1:{tport}/big", "--noproxy '*'")
+                    add(server, "direct MB/s (no proxy)", speed)
                 if "tunnel" in only:
                     speed, cpu = transfer(server, f"http://127.0.0.1:{tport}/big", "-p")
                     add(server, "tunnel MB/s", speed)

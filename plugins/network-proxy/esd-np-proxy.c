@@ -286,8 +286,14 @@ esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerd
 	note->proxy = g_object_ref(self);
 	note->params = json_node_init_object(json_node_alloc(), obj);
 	json_object_unref(obj);
+	/*
+	 * queued before the client gets its answer, so before the process can
+	 * exit; above the default priority, so that it is sent before the
+	 * process's own events (its exit, its close) even when the main context
+	 * sees both in one iteration
+	 */
 	g_main_context_invoke_full(self->main_context,
-				   G_PRIORITY_DEFAULT,
+				   G_PRIORITY_HIGH,
 				   esd_np_proxy_notify_cb,
 				   note,
 				   esd_np_note_free);

@@ -113,14 +113,29 @@ target_start(Target *target)
 	target->thread = g_thread_new("target", target_thread, target);
 }
 
+/* in the target's thread: the service belongs to its context */
+static gboolean
+target_stop_cb(gpointer data)
+{
+	Target *target = data;
+
+	g_socket_service_stop(target->service);
+	g_socket_listener_close(G_SOCKET_LISTENER(target->service));
+	g_clear_object(&target->service);
+	g_main_loop_quit(target->loop);
+	return G_SOURCE_REMOVE;
+}
+
 static void
 target_stop(Target *target)
 {
-	g_socket_service_stop(target->service);
-	g_socket_listener_close(G_SOCKET_LISTENER(target->service));
-	g_main_loop_quit(target->loop);
+	g_main_context_invoke(target->context, target_stop_cb, target);
 	g_thread_join(target->thread);
-	g_clear_object(&target->service);
+	/* the cancelled accept still has to finish in the target's context */
+	g_main_context_push_thread_default(target->context);
+	while (g_main_context_iteration(target->context, FALSE))
+		;
+	g_main_context_pop_thread_default(target->context);
 	g_main_loop_unref(target->loop);
 	g_main_context_unref(target->context);
 	g_ptr_array_unref(target->heads);
