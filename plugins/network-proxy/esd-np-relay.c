@@ -102,7 +102,12 @@ esd_np_relay_pump(EsdNpDirection *d)
 			} else if (n == 0) {
 				d->eof = TRUE;
 			} else if (esd_np_relay_would_block()) {
-				d->want_in = TRUE;
+				/*
+				 * with bytes in the pipe this may be the pipe that is full
+				 * (it counts slots, not bytes): waiting for the source to be
+				 * readable would spin; the destination's POLLOUT comes first
+				 */
+				d->want_in = d->pending == 0;
 			} else if (d->pending == 0 && (errno == EINVAL || errno == ENOSYS)) {
 				/* not spliceable: fall back to copying */
 				d->buffer = g_malloc(ESD_NP_RELAY_CHUNK);
