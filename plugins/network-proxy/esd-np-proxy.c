@@ -547,7 +547,7 @@ static EsdNpRequest *
 esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
 {
 	while (TRUE) {
-		guint8 chunk[16384];
+		guint len = buffer->len;
 		gssize n;
 		gssize end = esd_np_request_find_end((const gchar *)buffer->data, buffer->len);
 
@@ -563,14 +563,16 @@ esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
 		 * request, and the client waits for an answer, not for a timeout */
 		if (buffer->len > 0 && !g_ascii_isupper(buffer->data[0]))
 			return NULL;
+		/* into the array itself: a thread per tunnel keeps no buffer on its stack */
+		g_byte_array_set_size(buffer, MIN(len + 4096, ESD_NP_REQUEST_MAX_HEAD));
 		n = g_input_stream_read(in,
-					chunk,
-					MIN(sizeof(chunk), ESD_NP_REQUEST_MAX_HEAD - buffer->len),
+					buffer->data + len,
+					buffer->len - len,
 					self->cancellable,
 					NULL);
+		g_byte_array_set_size(buffer, len + (guint)MAX(n, 0));
 		if (n <= 0)
 			return NULL;
-		g_byte_array_append(buffer, chunk, (guint)n);
 	}
 }
 
