@@ -1353,6 +1353,26 @@ test_client_vanishes(Fixture *fx, gconstpointer user_data)
 	assert_port_closes(port);
 }
 
+/* the proxy lives in the daemon: killed, it leaves no listener behind */
+static void
+test_daemon_killed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
+	port = fixture_proxy_port(fx, "long");
+	g_assert_true(port_is_open(port));
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	g_assert_true(esd_test_daemon_wait_exit(fx->daemon, ESD_TEST_TIMEOUT_MS));
+	assert_port_closes(port);
+	/* nothing left to shut down */
+	g_clear_object(&fx->client);
+	g_clear_object(&fx->daemon);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1385,6 +1405,12 @@ main(int argc, char **argv)
 		ADD("other-process", test_other_process);
 #undef ADD
 	}
+	g_test_add("/execserverd/network-proxy/ws/daemon-killed",
+		   Fixture,
+		   "ws",
+		   fixture_setup,
+		   test_daemon_killed,
+		   fixture_teardown);
 	g_test_add("/execserverd/network-proxy/ws/client-vanishes",
 		   Fixture,
 		   "ws-grace",
