@@ -208,6 +208,7 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	}
 	self->limited = g_str_equal(mode, "limited");
 	self->socks5 = values[1];
+	self->allow_upstream_proxy = values[3];
 	self->allow_local_binding = values[5];
 	return g_steal_pointer(&self);
 }

@@ -16,6 +16,7 @@ typedef struct {
 	gboolean limited;
 	gboolean allow_local_binding;
 	gboolean socks5;
+	gboolean allow_upstream_proxy;
 	guint64 decision_timeout_ms; /* 0: no decider */
 	GPtrArray *allow;	     /* normalized patterns */
 	GPtrArray *deny;

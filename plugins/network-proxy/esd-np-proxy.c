@@ -29,6 +29,65 @@
  * cannot bring in a local one. `allowLocalBinding` skips the local checks.
  */
 
+/* an HTTP proxy the daemon itself is told to use (its HTTP(S)_PROXY) */
+typedef struct {
+	gchar *host;
+	guint16 port;
+	gchar *authorization; /* "Basic ..." or NULL */
+} EsdNpUpstream;
+
+static void
+esd_np_upstream_free(EsdNpUpstream *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->host);
+	g_free(self->authorization);
+	g_free(self);
+}
+
+/* http://[user[:password]@]host[:port][/]; NULL for any other scheme, as Codex (HTTP proxies only)
+ */
+static EsdNpUpstream *
+esd_np_upstream_parse(const gchar *url)
+{
+	g_autoptr(GUri) uri = NULL;
+	EsdNpUpstream *self;
+
+	if (url == NULL || url[0] == '\0')
+		return NULL;
+	uri = g_uri_parse(url, G_URI_FLAGS_ENCODED | G_URI_FLAGS_HAS_PASSWORD, NULL);
+	if (uri == NULL || g_strcmp0(g_uri_get_scheme(uri), "http") != 0 ||
+	    g_uri_get_host(uri) == NULL)
+		return NULL;
+	self = g_new0(EsdNpUpstream, 1);
+	self->host = g_strdup(g_uri_get_host(uri));
+	self->port = g_uri_get_port(uri) > 0 ? (guint16)g_uri_get_port(uri) : 80;
+	if (g_uri_get_user(uri) != NULL) {
+		g_autofree gchar *user = g_uri_unescape_string(g_uri_get_user(uri), NULL);
+		g_autofree gchar *password =
+		    g_uri_get_password(uri) != NULL
+			? g_uri_unescape_string(g_uri_get_password(uri), NULL)
+			: g_strdup("");
+		g_autofree gchar *pair = g_strdup_printf("%s:%s", user, password);
+		g_autofree gchar *encoded = g_base64_encode((const guchar *)pair, strlen(pair));
+		self->authorization = g_strdup_printf("Basic %s", encoded);
+	}
+	return self;
+}
+
+/* the first of the daemon's variables that is set */
+static EsdNpUpstream *
+esd_np_upstream_from_env(const gchar *const *names)
+{
+	for (guint i = 0; names[i] != NULL; i++) {
+		const gchar *value = g_getenv(names[i]);
+		if (value != NULL && value[0] != '\0')
+			return esd_np_upstream_parse(value);
+	}
+	return NULL;
+}
+
 struct _EsdNpProxy {
 	GObject parent_instance;
 	EsdNpConfig *config;
@@ -41,6 +100,9 @@ struct _EsdNpProxy {
 	GCancellable *cancellable;
 	guint16 port;
 	guint16 socks_port; /* 0 without enableSocks5 */
+	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
+	EsdNpUpstream *upstream_http;
+	EsdNpUpstream *upstream_tunnel;
 };
 
 G_DEFINE_TYPE(EsdNpProxy, esd_np_proxy, G_TYPE_OBJECT)
@@ -527,6 +589,85 @@ esd_np_proxy_dial(EsdNpProxy *self, GList *addresses, guint16 port)
 	return NULL;
 }
 
+/* a connection to the upstream proxy itself: the daemon's configuration, no policy */
+static GSocketConnection *
+esd_np_proxy_dial_upstream(EsdNpProxy *self, const EsdNpUpstream *upstream)
+{
+	g_autoptr(GResolver) resolver = g_resolver_get_default();
+	g_autoptr(GError) error = NULL;
+	GList *addresses =
+	    g_resolver_lookup_by_name(resolver, upstream->host, self->cancellable, &error);
+	GSocketConnection *conn;
+
+	if (addresses == NULL) {
+		g_debug("upstream proxy %s: %s", upstream->host, error->message);
+		return NULL;
+	}
+	conn = esd_np_proxy_dial(self, addresses, upstream->port);
+	g_resolver_free_addresses(addresses);
+	return conn;
+}
+
+/* a tunnel to @target through the upstream proxy: CONNECT, and its 200 */
+static GSocketConnection *
+esd_np_proxy_dial_tunnel(EsdNpProxy *self, const EsdNpTarget *target)
+{
+	g_autoptr(GSocketConnection) conn = esd_np_proxy_dial_upstream(self, self->upstream_tunnel);
+	g_autoptr(GString) request = g_string_new(NULL);
+	g_autoptr(GString) reply = g_string_new(NULL);
+	gboolean v6 = strchr(target->host, ':') != NULL;
+	g_autofree gchar *authority =
+	    g_strdup_printf("%s%s%s:%u", v6 ? "[" : "", target->host, v6 ? "]" : "", target->port);
+
+	if (conn == NULL)
+		return NULL;
+	g_string_append_printf(request,
+			       "CONNECT %s HTTP/1.1\r\nHost: %s\r\n",
+			       authority,
+			       authority);
+	if (self->upstream_tunnel->authorization != NULL)
+		g_string_append_printf(request,
+				       "Proxy-Authorization: %s\r\n",
+				       self->upstream_tunnel->authorization);
+	g_string_append(request, "\r\n");
+	if (!g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
+				       request->str,
+				       request->len,
+				       NULL,
+				       self->cancellable,
+				       NULL))
+		return NULL;
+	/* byte by byte: nothing of the tunnel may be read here */
+	while (strstr(reply->str, "\r\n\r\n") == NULL) {
+		gchar c;
+		if (reply->len >= 16384 ||
+		    g_input_stream_read(g_io_stream_get_input_stream(G_IO_STREAM(conn)),
+					&c,
+					1,
+					self->cancellable,
+					NULL) != 1)
+			return NULL;
+		g_string_append_c(reply, c);
+	}
+	if (!g_str_has_prefix(reply->str, "HTTP/1.1 200") &&
+	    !g_str_has_prefix(reply->str, "HTTP/1.0 200")) {
+		g_debug("upstream proxy refused the tunnel to %s", authority);
+		return NULL;
+	}
+	return g_steal_pointer(&conn);
+}
+
+/* the connection a request goes out on: direct, or through the upstream proxy */
+static GSocketConnection *
+esd_np_proxy_dial_target(EsdNpProxy *self, const EsdNpTarget *target, GList *addresses)
+{
+	if (g_str_equal(target->protocol, "http") && self->upstream_http != NULL)
+		return esd_np_proxy_dial_upstream(self, self->upstream_http);
+	if (!g_str_equal(target->protocol, "http") && self->upstream_tunnel != NULL)
+		return esd_np_proxy_dial_tunnel(self, target);
+	return esd_np_proxy_dial(self, addresses, target->port);
+}
+
 static gchar *
 esd_np_proxy_peer(GSocketConnection *conn)
 {
@@ -642,7 +783,7 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
 		esd_np_proxy_respond_blocked(out, &target, &verdict, self->cancellable);
 		goto out;
 	}
-	upstream = esd_np_proxy_dial(self, addresses, target.port);
+	upstream = esd_np_proxy_dial_target(self, &target, addresses);
 	g_resolver_free_addresses(addresses);
 	if (upstream == NULL) {
 		esd_np_proxy_respond(out,
@@ -664,7 +805,16 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
 					       NULL))
 			goto out;
 	} else {
-		head = esd_np_request_forward_head(request);
+		head = esd_np_request_forward_head(request, self->upstream_http != NULL);
+		if (self->upstream_http != NULL && self->upstream_http->authorization != NULL) {
+			/* the upstream's credentials go before the blank line */
+			gchar *with = g_strdup_printf("%.*sProxy-Authorization: %s\r\n\r\n",
+						      (gint)(strlen(head) - 2),
+						      head,
+						      self->upstream_http->authorization);
+			g_free(head);
+			head = with;
+		}
 		if (!g_output_stream_write_all(up_out,
 					       head,
 					       strlen(head),
@@ -805,7 +955,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn)
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
 		goto out;
 	}
-	upstream = esd_np_proxy_dial(self, addresses, target.port);
+	upstream = esd_np_proxy_dial_target(self, &target, addresses);
 	g_resolver_free_addresses(addresses);
 	if (upstream == NULL) {
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_REFUSED, self->cancellable);
@@ -879,6 +1029,20 @@ esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 	self->launch = launch;
 	self->process_id = g_strdup(erpc_launch_get_process_id(launch));
 	self->main_context = g_main_context_ref_thread_default();
+	if (config->allow_upstream_proxy) {
+		static const gchar *const http[] = {"http_proxy",
+						    "HTTP_PROXY",
+						    "all_proxy",
+						    "ALL_PROXY",
+						    NULL};
+		static const gchar *const tunnel[] = {"https_proxy",
+						      "HTTPS_PROXY",
+						      "all_proxy",
+						      "ALL_PROXY",
+						      NULL};
+		self->upstream_http = esd_np_upstream_from_env(http);
+		self->upstream_tunnel = esd_np_upstream_from_env(tunnel);
+	}
 	/* a tunnel is a thread; beyond this many, connections wait */
 	self->service = g_threaded_socket_service_new(256);
 	if (!g_socket_listener_add_address(G_SOCKET_LISTENER(self->service),
@@ -956,6 +1120,8 @@ esd_np_proxy_finalize(GObject *object)
 	g_clear_object(&self->cancellable);
 	g_clear_pointer(&self->main_context, g_main_context_unref);
 	g_clear_pointer(&self->config, esd_np_config_free);
+	g_clear_pointer(&self->upstream_http, esd_np_upstream_free);
+	g_clear_pointer(&self->upstream_tunnel, esd_np_upstream_free);
 	g_free(self->process_id);
 	G_OBJECT_CLASS(esd_np_proxy_parent_class)->finalize(object);
 }

@@ -227,12 +227,13 @@ esd_np_request_has_token(const gchar *list, const gchar *token)
  * what it names), a `Host` if the client sent none, and
  * `Connection: close` so that the origin ends the exchange after one
  * response: a connection carries one request, the one the policy checked.
- * An upgrade (WebSocket) keeps its `Upgrade`.
+ * An upgrade (WebSocket) keeps its `Upgrade`. With @absolute the target
+ * stays in absolute form, for an upstream proxy.
  *
  * Returns: (transfer full): the head, through its blank line
  */
 gchar *
-esd_np_request_forward_head(const EsdNpRequest *self)
+esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute)
 {
 	GString *out = g_string_new(NULL);
 	const gchar *connection = NULL;
@@ -244,7 +245,24 @@ esd_np_request_forward_head(const EsdNpRequest *self)
 		if (g_ascii_strcasecmp(name, "connection") == 0)
 			connection = g_ptr_array_index(self->headers, i + 1);
 	}
-	g_string_append_printf(out, "%s %s %s\r\n", self->method, self->path, self->version);
+	if (absolute) {
+		gboolean v6 = strchr(self->host, ':') != NULL && self->host[0] != '[';
+		g_string_append_printf(out,
+				       "%s http://%s%s%s:%u%s %s\r\n",
+				       self->method,
+				       v6 ? "[" : "",
+				       self->host,
+				       v6 ? "]" : "",
+				       self->port,
+				       self->path,
+				       self->version);
+	} else {
+		g_string_append_printf(out,
+				       "%s %s %s\r\n",
+				       self->method,
+				       self->path,
+				       self->version);
+	}
 	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
 		const gchar *name = g_ptr_array_index(self->headers, i);
 		const gchar *value = g_ptr_array_index(self->headers, i + 1);

@@ -26,7 +26,7 @@ esd_np_request_parse(const gchar *data, gsize len);
 gboolean
 esd_np_request_host_matches(const EsdNpRequest *self);
 gchar *
-esd_np_request_forward_head(const EsdNpRequest *self);
+esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute);
 void
 esd_np_request_free(EsdNpRequest *self);
 

@@ -37,8 +37,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gssize end = esd_np_request_find_end((const gchar *)data, size);
 	g_autoptr(EsdNpRequest) request = NULL;
 	g_autofree gchar *host = NULL;
-	g_autofree gchar *head = NULL;
-	const gchar *blank;
 
 	if (end < 0)
 		return 0;
@@ -62,13 +60,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (request->path == NULL || request->path[0] != '/')
 		fuzz_fail("a forwarded path outside origin form");
-	head = esd_np_request_forward_head(request);
-	blank = strstr(head, "\r\n\r\n");
-	if (blank == NULL || blank[4] != '\0')
-		fuzz_fail("the rebuilt head does not end at its one blank line");
-	for (const gchar *p = head; *p != '\0'; p++) {
-		if ((*p == '\r' && p[1] != '\n') || (*p == '\n' && (p == head || p[-1] != '\r')))
-			fuzz_fail("a bare CR or LF in the rebuilt head");
+	for (guint absolute = 0; absolute < 2; absolute++) {
+		g_autofree gchar *head = esd_np_request_forward_head(request, absolute);
+		const gchar *blank = strstr(head, "\r\n\r\n");
+
+		if (blank == NULL || blank[4] != '\0')
+			fuzz_fail("the rebuilt head does not end at its one blank line");
+		for (const gchar *p = head; *p != '\0'; p++) {
+			if ((*p == '\r' && p[1] != '\n') ||
+			    (*p == '\n' && (p == head || p[-1] != '\r')))
+				fuzz_fail("a bare CR or LF in the rebuilt head");
+		}
 	}
 	return 0;
 }

@@ -178,7 +178,18 @@ fixture_setup(Fixture *fx, gconstpointer user_data)
 	target_start(&fx->target);
 	if (curl == NULL)
 		return;
-	if (g_strcmp0(user_data, "stdio") == 0) {
+	if (g_strcmp0(user_data, "upstream") == 0) {
+		/* the daemon's own HTTP proxy is the target, which records what reaches it */
+		g_autofree gchar *url =
+		    g_strdup_printf("http://user:pw@127.0.0.1:%u", fx->target.port);
+		g_autofree gchar *http = g_strdup_printf("HTTP_PROXY=%s", url);
+		g_autofree gchar *https = g_strdup_printf("HTTPS_PROXY=%s", url);
+		const gchar *envp[] = {http, https, NULL};
+		const gchar *args[] = {"--listen", "stdio", NULL};
+
+		fx->daemon = esd_test_daemon_new_full(args, envp, NULL, FALSE);
+		fx->peer = ESD_TEST_PEER(fx->daemon);
+	} else if (g_strcmp0(user_data, "stdio") == 0) {
 		fx->daemon = esd_test_daemon_new_stdio(NULL);
 		fx->peer = ESD_TEST_PEER(fx->daemon);
 	} else {
@@ -199,7 +210,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 		if (fx->client != NULL)
 			esd_test_ws_client_close(fx->client);
 		g_clear_object(&fx->client);
-		if (g_strcmp0(user_data, "stdio") == 0)
+		if (g_strcmp0(user_data, "stdio") == 0 || g_strcmp0(user_data, "upstream") == 0)
 			esd_test_daemon_close_stdin(fx->daemon);
 		else
 			esd_test_daemon_send_signal(fx->daemon, SIGTERM);
@@ -1353,6 +1364,55 @@ test_client_vanishes(Fixture *fx, gconstpointer user_data)
 	assert_port_closes(port);
 }
 
+/*
+ * allowUpstreamProxy: requests leave through the daemon's own HTTP proxy
+ * (its HTTP_PROXY, HTTPS_PROXY), with its credentials, after the policy;
+ * without the flag the daemon's proxy is ignored.
+ */
+static void
+test_upstream(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *direct = NULL;
+	g_autofree gchar *via = NULL;
+	g_autofree gchar *tunnel = NULL;
+	g_autofree gchar *blocked = NULL;
+	g_autofree gchar *head = NULL;
+	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/up", fx->target.port);
+	g_autofree gchar *tunnel_args =
+	    g_strdup_printf("-p http://127.0.0.1:%u/t", fx->target.port);
+	g_autofree gchar *expected = NULL;
+	GString *upstream;
+
+	if (fixture_skip(fx))
+		return;
+	direct = fixture_curl(fx, "direct", member, args);
+	g_assert_cmpstr(direct, ==, "target GET /up\ncode=200 exit=0\n");
+	upstream = g_string_new(member);
+	g_string_replace(upstream,
+			 "\"allowUpstreamProxy\":false",
+			 "\"allowUpstreamProxy\":true",
+			 1);
+	via = fixture_curl(fx, "via", upstream->str, args);
+	/* absolute form: the upstream proxy got the request */
+	expected = g_strdup_printf("target GET http://127.0.0.1:%u/up\ncode=200 exit=0\n",
+				   fx->target.port);
+	g_assert_cmpstr(via, ==, expected);
+	head = target_last_head(&fx->target);
+	g_assert_nonnull(strstr(head, "\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\n"));
+	g_clear_pointer(&head, g_free);
+	/* a tunnel is asked of the upstream with CONNECT (the target then answers it as HTTP) */
+	tunnel = fixture_curl(fx, "tunnel", upstream->str, tunnel_args);
+	head = target_last_head(&fx->target);
+	g_assert_true(g_str_has_prefix(head, "CONNECT 127.0.0.1:"));
+	g_assert_nonnull(strstr(head, "\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\n"));
+	/* the policy still comes first */
+	blocked = fixture_curl(fx, "blocked", upstream->str, "http://10.1.2.3/");
+	g_assert_true(g_str_has_suffix(blocked, "\ncode=403 exit=0\n"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 3);
+	g_string_free(upstream, TRUE);
+}
+
 /* the proxy lives in the daemon: killed, it leaves no listener behind */
 static void
 test_daemon_killed(Fixture *fx, gconstpointer user_data)
@@ -1405,6 +1465,12 @@ main(int argc, char **argv)
 		ADD("other-process", test_other_process);
 #undef ADD
 	}
+	g_test_add("/execserverd/network-proxy/stdio/upstream",
+		   Fixture,
+		   "upstream",
+		   fixture_setup,
+		   test_upstream,
+		   fixture_teardown);
 	g_test_add("/execserverd/network-proxy/ws/daemon-killed",
 		   Fixture,
 		   "ws",

@@ -234,7 +234,7 @@ test_request(void)
 	g_assert_cmpuint(get->port, ==, 8080);
 	g_assert_cmpstr(get->path, ==, "/p?q=1");
 	g_assert_true(esd_np_request_host_matches(get));
-	head = esd_np_request_forward_head(get);
+	head = esd_np_request_forward_head(get, FALSE);
 	g_assert_cmpstr(head,
 			==,
 			"GET /p?q=1 HTTP/1.1\r\nHost: example.com:8080\r\nAccept: */*\r\n"
@@ -268,7 +268,7 @@ test_request(void)
 	    "GET http://a.test HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
 	g_assert_nonnull(v6);
 	g_assert_cmpstr(v6->path, ==, "/");
-	head = esd_np_request_forward_head(v6);
+	head = esd_np_request_forward_head(v6, FALSE);
 	g_assert_cmpstr(head,
 			==,
 			"GET / HTTP/1.1\r\nUpgrade: websocket\r\nHost: a.test\r\n"
