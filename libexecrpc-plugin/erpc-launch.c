@@ -48,6 +48,7 @@ struct _ErpcLaunch {
 	gboolean argv_changed;
 	gboolean exited;
 	gboolean closed;
+	gint pid; /* atomic: read from any thread */
 };
 
 G_DEFINE_FINAL_TYPE(ErpcLaunch, erpc_launch, G_TYPE_OBJECT)
@@ -76,6 +77,43 @@ erpc_launch_get_process_id(ErpcLaunch *self)
 {
 	g_return_val_if_fail(ERPC_IS_LAUNCH(self), NULL);
 	return self->process_id;
+}
+
+/**
+ * erpc_launch_get_pid:
+ * @self: a #ErpcLaunch
+ *
+ * The process that runs the command once it was spawned: the command's
+ * parent, and a child subreaper, so that every process of the command's tree
+ * stays below it while the command runs (orphans included). It is the pid in
+ * the daemon's PID namespace. A hook can tell with it whether a process
+ * belongs to the launch, e.g. a proxy its own command's connections.
+ *
+ * Unlike the rest of #ErpcLaunch, this may be called from any thread.
+ *
+ * Returns: the pid, or 0 before the spawn and when it failed
+ *
+ * Since: 0.2
+ */
+GPid
+erpc_launch_get_pid(ErpcLaunch *self)
+{
+	g_return_val_if_fail(ERPC_IS_LAUNCH(self), 0);
+	return (GPid)g_atomic_int_get(&self->pid);
+}
+
+/**
+ * erpc_launch_set_pid:
+ * @self: a #ErpcLaunch
+ * @pid: the supervisor of the spawned command
+ *
+ * Called by the daemon once the command was spawned.
+ */
+void
+erpc_launch_set_pid(ErpcLaunch *self, GPid pid)
+{
+	g_return_if_fail(ERPC_IS_LAUNCH(self));
+	g_atomic_int_set(&self->pid, (gint)pid);
 }
 
 /**

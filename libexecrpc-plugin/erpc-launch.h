@@ -89,6 +89,8 @@ struct _ErpcLaunchHookInterface {
 
 const gchar *
 erpc_launch_get_process_id(ErpcLaunch *self);
+GPid
+erpc_launch_get_pid(ErpcLaunch *self);
 ErpcSession *
 erpc_launch_get_session(ErpcLaunch *self);
 JsonObject *

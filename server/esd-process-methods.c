@@ -812,8 +812,11 @@ esd_process_methods_spawn(EsdStartJob *job)
 	/* the supervisor has its copies */
 	if (sandbox != NULL)
 		esd_sandbox_launch_spawned(sandbox);
-	if (job->launch != NULL)
+	if (job->launch != NULL) {
 		erpc_launch_close_fds(job->launch);
+		if (ok)
+			erpc_launch_set_pid(job->launch, esd_process_get_pid(job->process));
+	}
 	if (!ok) {
 		g_signal_handlers_disconnect_by_data(job->process, call);
 		g_object_unref(call);

@@ -174,6 +174,14 @@ esd_process_get_session(EsdProcess *self)
 	return self->session;
 }
 
+/* the supervisor of the command once spawned, 0 before */
+GPid
+esd_process_get_pid(EsdProcess *self)
+{
+	g_return_val_if_fail(ESD_IS_PROCESS(self), 0);
+	return self->pid;
+}
+
 /* why the start failed, as the error's data.kind: "spawnNotFound", ...; %NULL before */
 const gchar *
 esd_process_get_failure_kind(EsdProcess *self)

@@ -41,6 +41,8 @@ void
 esd_process_set_session(EsdProcess *self, EsdSession *session);
 EsdSession *
 esd_process_get_session(EsdProcess *self);
+GPid
+esd_process_get_pid(EsdProcess *self);
 const gchar *
 esd_process_get_failure_kind(EsdProcess *self);
 void

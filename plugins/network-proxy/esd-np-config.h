@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+	ESD_NP_RULE_NONE,
+	ESD_NP_RULE_ALLOW,
+	ESD_NP_RULE_DENY,
+} EsdNpRule;
+
+/* a parsed `networkProxy`, immutable once parsed: proxy threads read it */
+typedef struct {
+	gboolean limited;
+	gboolean allow_local_binding;
+	gboolean socks5;
+	gboolean allow_upstream_proxy;
+	guint64 decision_timeout_ms; /* 0: no decider */
+	GPtrArray *allow;	     /* normalized patterns */
+	GPtrArray *deny;
+} EsdNpConfig;
+
+EsdNpConfig *
+esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error);
+EsdNpRule
+esd_np_config_match(const EsdNpConfig *self, const gchar *host);
+void
+esd_np_config_free(EsdNpConfig *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdNpConfig, esd_np_config_free)
+
+G_END_DECLS

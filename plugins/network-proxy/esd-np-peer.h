@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+gboolean
+esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root);
+
+G_END_DECLS

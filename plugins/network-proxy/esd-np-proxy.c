@@ -1,0 +1,1139 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <string.h>
+
+#include "esd-np-peer.h"
+#include "esd-np-policy.h"
+#include "esd-np-proxy.h"
+#include "esd-np-relay.h"
+#include "esd-np-request.h"
+
+/**
+ * EsdNpProxy:
+ *
+ * The managed proxy of one launched process: a listener on a loopback port
+ * of its own, and a thread per client connection (GThreadedSocketService)
+ * that reads the request head, applies the policy, dials the destination
+ * and relays (esd-np-relay.c). The policy runs in the connection's thread;
+ * what needs the session (the `network/policyDecision` notification, the
+ * `network/policyRequest` to the client) is handed to the main context, the
+ * only one that touches the session.
+ *
+ * The order of the policy is the reference's: a deny pattern, then an allow
+ * pattern (a local literal explicitly allowed passes), a local literal
+ * (`not_allowed_local`), then the decider for the rest, or `not_allowed`.
+ * An allowed name is resolved once and every address checked: the proxy
+ * connects only to those addresses, so a second lookup (DNS rebinding)
+ * cannot bring in a local one. `allowLocalBinding` skips the local checks.
+ */
+
+/* an HTTP proxy the daemon itself is told to use (its HTTP(S)_PROXY) */
+typedef struct {
+	gchar *host;
+	guint16 port;
+	gchar *authorization; /* "Basic ..." or NULL */
+} EsdNpUpstream;
+
+static void
+esd_np_upstream_free(EsdNpUpstream *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->host);
+	g_free(self->authorization);
+	g_free(self);
+}
+
+/* http://[user[:password]@]host[:port][/]; NULL for any other scheme, as Codex (HTTP proxies only)
+ */
+static EsdNpUpstream *
+esd_np_upstream_parse(const gchar *url)
+{
+	g_autoptr(GUri) uri = NULL;
+	EsdNpUpstream *self;
+
+	if (url == NULL || url[0] == '\0')
+		return NULL;
+	uri = g_uri_parse(url, G_URI_FLAGS_ENCODED | G_URI_FLAGS_HAS_PASSWORD, NULL);
+	if (uri == NULL || g_strcmp0(g_uri_get_scheme(uri), "http") != 0 ||
+	    g_uri_get_host(uri) == NULL)
+		return NULL;
+	self = g_new0(EsdNpUpstream, 1);
+	self->host = g_strdup(g_uri_get_host(uri));
+	self->port = g_uri_get_port(uri) > 0 ? (guint16)g_uri_get_port(uri) : 80;
+	if (g_uri_get_user(uri) != NULL) {
+		g_autofree gchar *user = g_uri_unescape_string(g_uri_get_user(uri), NULL);
+		g_autofree gchar *password =
+		    g_uri_get_password(uri) != NULL
+			? g_uri_unescape_string(g_uri_get_password(uri), NULL)
+			: g_strdup("");
+		g_autofree gchar *pair = g_strdup_printf("%s:%s", user, password);
+		g_autofree gchar *encoded = g_base64_encode((const guchar *)pair, strlen(pair));
+		self->authorization = g_strdup_printf("Basic %s", encoded);
+	}
+	return self;
+}
+
+/* the first of the daemon's variables that is set */
+static EsdNpUpstream *
+esd_np_upstream_from_env(const gchar *const *names)
+{
+	for (guint i = 0; names[i] != NULL; i++) {
+		const gchar *value = g_getenv(names[i]);
+		if (value != NULL && value[0] != '\0')
+			return esd_np_upstream_parse(value);
+	}
+	return NULL;
+}
+
+struct _EsdNpProxy {
+	GObject parent_instance;
+	EsdNpConfig *config;
+	ErpcSession *session; /* main context only; NULL once stopped */
+	ErpcLaunch *launch;   /* main context only, not a reference; NULL once stopped */
+	gint root_pid;	      /* atomic: the launch's supervisor, once known */
+	gchar *process_id;
+	GMainContext *main_context;
+	GSocketService *service;
+	GCancellable *cancellable;
+	guint16 port;
+	guint16 socks_port; /* 0 without enableSocks5 */
+	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
+	EsdNpUpstream *upstream_http;
+	EsdNpUpstream *upstream_tunnel;
+};
+
+G_DEFINE_TYPE(EsdNpProxy, esd_np_proxy, G_TYPE_OBJECT)
+
+#define ESD_NP_PROXY_IO_TIMEOUT	      60 /* s, for a request head and a dial */
+#define ESD_NP_PROXY_DECIDER_GRACE_MS 5000
+
+typedef struct {
+	const gchar *protocol; /* http, https_connect */
+	const gchar *method;
+	gchar *host; /* normalized */
+	guint16 port;
+	gchar *client;
+} EsdNpTarget;
+
+typedef struct {
+	const gchar *decision; /* allow, deny, ask */
+	const gchar *source;   /* baseline_policy, decider, mode_guard */
+	const gchar *scope;    /* domain, non_domain */
+	gchar *reason;
+} EsdNpVerdict;
+
+static void
+esd_np_target_clear(EsdNpTarget *target)
+{
+	g_free(target->host);
+	g_free(target->client);
+}
+
+static void
+esd_np_verdict_set(EsdNpVerdict *verdict,
+		   const gchar *decision,
+		   const gchar *source,
+		   const gchar *reason)
+{
+	verdict->decision = decision;
+	verdict->source = source;
+	verdict->scope = g_str_equal(source, "mode_guard") ? "non_domain" : "domain";
+	g_free(verdict->reason);
+	verdict->reason = g_strdup(reason);
+}
+
+/* the body message and x-proxy-error of a block */
+static const gchar *
+esd_np_verdict_message(const EsdNpVerdict *verdict, const gchar **header)
+{
+	const gchar *reason = verdict->reason;
+
+	if (g_str_equal(reason, "denied")) {
+		*header = "blocked-by-denylist";
+		return "Domain denied by the sandbox policy.";
+	}
+	if (g_str_equal(reason, "not_allowed")) {
+		*header = "blocked-by-allowlist";
+		return "Domain not in allowlist.";
+	}
+	if (g_str_equal(reason, "not_allowed_local")) {
+		*header = "blocked-by-allowlist";
+		return "Sandbox policy blocks local/private network addresses.";
+	}
+	if (g_str_equal(reason, "method_not_allowed")) {
+		*header = "blocked-by-method-policy";
+		return "Method not allowed in limited mode.";
+	}
+	if (g_str_equal(reason, "mitm_required")) {
+		*header = "blocked-by-method-policy";
+		return "HTTPS in limited mode is not supported.";
+	}
+	*header = "blocked-by-policy";
+	return "Request blocked by network policy.";
+}
+
+/* main context --------------------------------------------------------- */
+
+typedef struct {
+	EsdNpProxy *proxy;
+	JsonNode *params;
+} EsdNpNote;
+
+static void
+esd_np_note_free(gpointer data)
+{
+	EsdNpNote *note = data;
+	g_object_unref(note->proxy);
+	json_node_unref(note->params);
+	g_free(note);
+}
+
+static gboolean
+esd_np_proxy_notify_cb(gpointer data)
+{
+	EsdNpNote *note = data;
+
+	if (note->proxy->session != NULL)
+		erpc_session_notify(note->proxy->session, "network/policyDecision", note->params);
+	return G_SOURCE_REMOVE;
+}
+
+/* a question to the client, waited for by a connection thread */
+typedef struct {
+	EsdNpProxy *proxy;
+	JsonNode *params;
+	GMutex lock;
+	GCond cond;
+	gboolean done;
+	JsonNode *answer;
+} EsdNpAsk;
+
+static void
+esd_np_ask_finish(EsdNpAsk *ask, JsonNode *answer)
+{
+	g_mutex_lock(&ask->lock);
+	ask->answer = answer;
+	ask->done = TRUE;
+	g_cond_signal(&ask->cond);
+	g_mutex_unlock(&ask->lock);
+}
+
+static void
+esd_np_proxy_answered_cb(GObject *source, GAsyncResult *result, gpointer data)
+{
+	g_autoptr(GError) error = NULL;
+	JsonNode *answer = erpc_session_request_finish(ERPC_SESSION(source), result, &error);
+
+	if (answer == NULL)
+		g_debug("network/policyRequest: %s", error->message);
+	esd_np_ask_finish(data, answer);
+}
+
+static gboolean
+esd_np_proxy_ask_cb(gpointer data)
+{
+	EsdNpAsk *ask = data;
+	EsdNpProxy *self = ask->proxy;
+
+	if (self->session == NULL || g_cancellable_is_cancelled(self->cancellable)) {
+		esd_np_ask_finish(ask, NULL);
+		return G_SOURCE_REMOVE;
+	}
+	/* the reference waits five seconds past the timeout, and honours a late answer */
+	erpc_session_request_async(
+	    self->session,
+	    "network/policyRequest",
+	    ask->params,
+	    (guint)MIN(self->config->decision_timeout_ms + ESD_NP_PROXY_DECIDER_GRACE_MS,
+		       G_MAXUINT),
+	    self->cancellable,
+	    esd_np_proxy_answered_cb,
+	    ask);
+	return G_SOURCE_REMOVE;
+}
+
+/* the pid of the launch, asked for in the main context */
+typedef struct {
+	EsdNpProxy *proxy;
+	GMutex lock;
+	GCond cond;
+	gboolean done;
+} EsdNpPidQuery;
+
+static gboolean
+esd_np_proxy_pid_cb(gpointer data)
+{
+	EsdNpPidQuery *query = data;
+
+	if (query->proxy->launch != NULL)
+		g_atomic_int_set(&query->proxy->root_pid,
+				 (gint)erpc_launch_get_pid(query->proxy->launch));
+	g_mutex_lock(&query->lock);
+	query->done = TRUE;
+	g_cond_signal(&query->cond);
+	g_mutex_unlock(&query->lock);
+	return G_SOURCE_REMOVE;
+}
+
+/* connection threads --------------------------------------------------- */
+
+static GPid
+esd_np_proxy_root_pid(EsdNpProxy *self)
+{
+	EsdNpPidQuery query = {.proxy = self};
+	GPid pid = (GPid)g_atomic_int_get(&self->root_pid);
+
+	if (pid > 0)
+		return pid;
+	g_mutex_init(&query.lock);
+	g_cond_init(&query.cond);
+	g_main_context_invoke(self->main_context, esd_np_proxy_pid_cb, &query);
+	g_mutex_lock(&query.lock);
+	while (!query.done)
+		g_cond_wait(&query.cond, &query.lock);
+	g_mutex_unlock(&query.lock);
+	g_mutex_clear(&query.lock);
+	g_cond_clear(&query.cond);
+	return (GPid)g_atomic_int_get(&self->root_pid);
+}
+
+/* whether the client is a process of the launch's tree, and not any local process */
+static gboolean
+esd_np_proxy_peer_allowed(EsdNpProxy *self, GSocketConnection *conn)
+{
+	g_autoptr(GSocketAddress) address = g_socket_connection_get_remote_address(conn, NULL);
+	g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
+
+	if (!G_IS_INET_SOCKET_ADDRESS(address) || !G_IS_INET_SOCKET_ADDRESS(local))
+		return FALSE;
+	return esd_np_peer_in_tree(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)),
+				   g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local)),
+				   esd_np_proxy_root_pid(self));
+}
+
+static gchar *
+esd_np_proxy_timestamp(void)
+{
+	gint64 now = g_get_real_time();
+	g_autoptr(GDateTime) time = g_date_time_new_from_unix_utc(now / G_USEC_PER_SEC);
+	g_autofree gchar *text = g_date_time_format(time, "%Y-%m-%dT%H:%M:%S");
+
+	return g_strdup_printf("%s.%03dZ", text, (gint)((now / 1000) % 1000));
+}
+
+static void
+esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerdict *verdict)
+{
+	EsdNpNote *note = g_new0(EsdNpNote, 1);
+	JsonObject *obj = json_object_new();
+	g_autofree gchar *timestamp = esd_np_proxy_timestamp();
+
+	json_object_set_string_member(obj, "processId", self->process_id);
+	json_object_set_string_member(obj, "timestamp", timestamp);
+	json_object_set_string_member(obj, "scope", verdict->scope);
+	json_object_set_string_member(obj, "decision", verdict->decision);
+	json_object_set_string_member(obj, "source", verdict->source);
+	json_object_set_string_member(obj, "reason", verdict->reason);
+	json_object_set_string_member(obj, "protocol", target->protocol);
+	json_object_set_string_member(obj, "host", target->host);
+	json_object_set_int_member(obj, "port", target->port);
+	/* SOCKS has no method; the reference leaves the member out */
+	if (target->method != NULL)
+		json_object_set_string_member(obj, "method", target->method);
+	json_object_set_string_member(obj, "client", target->client);
+	json_object_set_boolean_member(obj, "policyOverride", FALSE);
+	note->proxy = g_object_ref(self);
+	note->params = json_node_init_object(json_node_alloc(), obj);
+	json_object_unref(obj);
+	/*
+	 * queued before the client gets its answer, so before the process can
+	 * exit; above the default priority, so that it is sent before the
+	 * process's own events (its exit, its close) even when the main context
+	 * sees both in one iteration
+	 */
+	g_main_context_invoke_full(self->main_context,
+				   G_PRIORITY_HIGH,
+				   esd_np_proxy_notify_cb,
+				   note,
+				   esd_np_note_free);
+}
+
+/* the client's decision, or deny / decider / not_allowed when there is none; TRUE if allowed */
+static gboolean
+esd_np_proxy_ask(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *verdict)
+{
+	EsdNpAsk ask = {.proxy = self};
+	JsonObject *params = json_object_new();
+	JsonObject *request = json_object_new();
+	JsonObject *answer;
+	JsonObject *decision;
+	const gchar *type;
+	const gchar *reason = NULL;
+	gboolean allowed = FALSE;
+
+	json_object_set_string_member(request, "protocol", target->protocol);
+	json_object_set_string_member(request, "host", target->host);
+	json_object_set_int_member(request, "port", target->port);
+	json_object_set_string_member(params, "processId", self->process_id);
+	json_object_set_object_member(params, "request", request);
+	ask.params = json_node_init_object(json_node_alloc(), params);
+	json_object_unref(params);
+	g_mutex_init(&ask.lock);
+	g_cond_init(&ask.cond);
+	g_main_context_invoke(self->main_context, esd_np_proxy_ask_cb, &ask);
+	g_mutex_lock(&ask.lock);
+	while (!ask.done)
+		g_cond_wait(&ask.cond, &ask.lock);
+	g_mutex_unlock(&ask.lock);
+	g_mutex_clear(&ask.lock);
+	g_cond_clear(&ask.cond);
+	json_node_unref(ask.params);
+
+	esd_np_verdict_set(verdict, "deny", "decider", "not_allowed");
+	if (ask.answer == NULL)
+		return FALSE;
+	if (!JSON_NODE_HOLDS_OBJECT(ask.answer))
+		goto out;
+	answer = json_node_get_object(ask.answer);
+	if (!json_object_has_member(answer, "decision") ||
+	    !JSON_NODE_HOLDS_OBJECT(json_object_get_member(answer, "decision")))
+		goto out;
+	decision = json_object_get_object_member(answer, "decision");
+	if (!json_object_has_member(decision, "type") ||
+	    json_node_get_value_type(json_object_get_member(decision, "type")) != G_TYPE_STRING)
+		goto out;
+	type = json_object_get_string_member(decision, "type");
+	if (json_object_has_member(decision, "reason") &&
+	    json_node_get_value_type(json_object_get_member(decision, "reason")) == G_TYPE_STRING)
+		reason = json_object_get_string_member(decision, "reason");
+	if (g_str_equal(type, "allow")) {
+		esd_np_verdict_set(verdict, "allow", "decider", "allow");
+		allowed = TRUE;
+	} else if ((g_str_equal(type, "deny") || g_str_equal(type, "ask")) && reason != NULL &&
+		   reason[0] != '\0' && strlen(reason) <= 1024)
+		esd_np_verdict_set(verdict,
+				   g_str_equal(type, "deny") ? "deny" : "ask",
+				   "decider",
+				   reason);
+out:
+	json_node_unref(ask.answer);
+	return allowed;
+}
+
+/*
+ * The policy for @target. Returns the addresses to dial, or %NULL with
+ * @verdict saying why not (already notified).
+ */
+static GList *
+esd_np_proxy_decide(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *verdict)
+{
+	const EsdNpConfig *config = self->config;
+	EsdNpRule rule = esd_np_config_match(config, target->host);
+	gboolean local_literal = esd_np_policy_host_is_local_literal(target->host);
+	gboolean check_local = !config->allow_local_binding;
+	g_autoptr(GInetAddress) literal = g_inet_address_new_from_string(target->host);
+	g_autoptr(GError) error = NULL;
+	GList *addresses = NULL;
+
+	esd_np_verdict_set(verdict, "allow", "baseline_policy", "allow");
+	/* SOCKS would bypass the method check: limited mode refuses it before the domain */
+	if (config->limited && target->method == NULL) {
+		esd_np_verdict_set(verdict, "deny", "mode_guard", "method_not_allowed");
+		goto blocked;
+	}
+	if (rule == ESD_NP_RULE_DENY) {
+		esd_np_verdict_set(verdict, "deny", "baseline_policy", "denied");
+		goto blocked;
+	}
+	if (rule == ESD_NP_RULE_ALLOW) {
+		/* an explicitly allowed local literal is what the list asks for */
+		if (local_literal)
+			check_local = FALSE;
+	} else if (check_local && local_literal) {
+		esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed_local");
+		goto blocked;
+	} else if (config->decision_timeout_ms > 0) {
+		if (!esd_np_proxy_ask(self, target, verdict))
+			goto blocked;
+	} else {
+		esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed");
+		goto blocked;
+	}
+	if (literal != NULL) {
+		addresses = g_list_prepend(NULL, g_steal_pointer(&literal));
+	} else {
+		g_autoptr(GResolver) resolver = g_resolver_get_default();
+		addresses =
+		    g_resolver_lookup_by_name(resolver, target->host, self->cancellable, &error);
+		if (addresses == NULL) {
+			g_debug("%s: %s", target->host, error->message);
+			/* what does not resolve is treated as local, as the reference does */
+			esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed_local");
+			goto blocked;
+		}
+	}
+	if (check_local) {
+		for (GList *l = addresses; l != NULL; l = l->next) {
+			if (!esd_np_policy_address_is_public(l->data)) {
+				esd_np_verdict_set(verdict,
+						   "deny",
+						   "baseline_policy",
+						   "not_allowed_local");
+				g_resolver_free_addresses(addresses);
+				goto blocked;
+			}
+		}
+	}
+	esd_np_proxy_notify(self, target, verdict);
+	if (config->limited &&
+	    (g_str_equal(target->method, "CONNECT") ||
+	     !(g_str_equal(target->method, "GET") || g_str_equal(target->method, "HEAD") ||
+	       g_str_equal(target->method, "OPTIONS")))) {
+		esd_np_verdict_set(verdict,
+				   "deny",
+				   "mode_guard",
+				   g_str_equal(target->method, "CONNECT") ? "mitm_required"
+									  : "method_not_allowed");
+		g_resolver_free_addresses(addresses);
+		goto blocked;
+	}
+	return addresses;
+blocked:
+	esd_np_proxy_notify(self, target, verdict);
+	return NULL;
+}
+
+static void
+esd_np_proxy_respond(GOutputStream *out,
+		     const gchar *status,
+		     const gchar *type,
+		     const gchar *header,
+		     const gchar *body,
+		     GCancellable *cancellable)
+{
+	g_autoptr(GString) text = g_string_new(NULL);
+
+	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+	g_autofree gchar *date = g_date_time_format(now, "%a, %d %b %Y %H:%M:%S GMT");
+
+	g_string_append_printf(text, "HTTP/1.1 %s\r\ncontent-type: %s\r\n", status, type);
+	if (header != NULL)
+		g_string_append_printf(text, "x-proxy-error: %s\r\n", header);
+	g_string_append_printf(text,
+			       "content-length: %zu\r\ndate: %s\r\nconnection: close\r\n\r\n%s",
+			       strlen(body),
+			       date,
+			       body);
+	g_output_stream_write_all(out, text->str, text->len, NULL, cancellable, NULL);
+}
+
+static void
+esd_np_proxy_respond_blocked(GOutputStream *out,
+			     const EsdNpTarget *target,
+			     const EsdNpVerdict *verdict,
+			     GCancellable *cancellable)
+{
+	const gchar *header = NULL;
+	const gchar *message = esd_np_verdict_message(verdict, &header);
+	g_autoptr(JsonNode) node = NULL;
+	g_autofree gchar *body = NULL;
+	JsonObject *obj;
+
+	/* a failed tunnel says it in plain text */
+	if (g_str_equal(target->protocol, "https_connect")) {
+		esd_np_proxy_respond(out,
+				     "403 Forbidden",
+				     "text/plain",
+				     header,
+				     message,
+				     cancellable);
+		return;
+	}
+	obj = json_object_new();
+	json_object_set_string_member(obj, "status", "blocked");
+	json_object_set_string_member(obj, "host", target->host);
+	json_object_set_string_member(obj, "reason", verdict->reason);
+	json_object_set_string_member(obj, "decision", verdict->decision);
+	json_object_set_string_member(obj, "source", verdict->source);
+	json_object_set_string_member(obj, "protocol", target->protocol);
+	json_object_set_int_member(obj, "port", target->port);
+	json_object_set_string_member(obj, "message", message);
+	node = json_node_init_object(json_node_alloc(), obj);
+	json_object_unref(obj);
+	body = json_to_string(node, FALSE);
+	esd_np_proxy_respond(out, "403 Forbidden", "application/json", header, body, cancellable);
+}
+
+/* a plain socket per address: no proxy resolver, no events, the checked address only */
+static GSocketConnection *
+esd_np_proxy_dial(EsdNpProxy *self, GList *addresses, guint16 port)
+{
+	for (GList *l = addresses; l != NULL; l = l->next) {
+		g_autoptr(GSocketAddress) address = g_inet_socket_address_new(l->data, port);
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GSocket) socket = g_socket_new(g_inet_address_get_family(l->data),
+							 G_SOCKET_TYPE_STREAM,
+							 G_SOCKET_PROTOCOL_TCP,
+							 &error);
+
+		if (socket != NULL) {
+			g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+			if (g_socket_connect(socket, address, self->cancellable, &error))
+				return g_socket_connection_factory_create_connection(socket);
+		}
+		g_debug("dial: %s", error->message);
+	}
+	return NULL;
+}
+
+/* a connection to the upstream proxy itself: the daemon's configuration, no policy */
+static GSocketConnection *
+esd_np_proxy_dial_upstream(EsdNpProxy *self, const EsdNpUpstream *upstream)
+{
+	g_autoptr(GResolver) resolver = g_resolver_get_default();
+	g_autoptr(GError) error = NULL;
+	GList *addresses =
+	    g_resolver_lookup_by_name(resolver, upstream->host, self->cancellable, &error);
+	GSocketConnection *conn;
+
+	if (addresses == NULL) {
+		g_debug("upstream proxy %s: %s", upstream->host, error->message);
+		return NULL;
+	}
+	conn = esd_np_proxy_dial(self, addresses, upstream->port);
+	g_resolver_free_addresses(addresses);
+	return conn;
+}
+
+/* a tunnel to @target through the upstream proxy: CONNECT, and its 200 */
+static GSocketConnection *
+esd_np_proxy_dial_tunnel(EsdNpProxy *self, const EsdNpTarget *target)
+{
+	g_autoptr(GSocketConnection) conn = esd_np_proxy_dial_upstream(self, self->upstream_tunnel);
+	g_autoptr(GString) request = g_string_new(NULL);
+	g_autoptr(GString) reply = g_string_new(NULL);
+	gboolean v6 = strchr(target->host, ':') != NULL;
+	g_autofree gchar *authority =
+	    g_strdup_printf("%s%s%s:%u", v6 ? "[" : "", target->host, v6 ? "]" : "", target->port);
+
+	if (conn == NULL)
+		return NULL;
+	g_string_append_printf(request,
+			       "CONNECT %s HTTP/1.1\r\nHost: %s\r\n",
+			       authority,
+			       authority);
+	if (self->upstream_tunnel->authorization != NULL)
+		g_string_append_printf(request,
+				       "Proxy-Authorization: %s\r\n",
+				       self->upstream_tunnel->authorization);
+	g_string_append(request, "\r\n");
+	if (!g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
+				       request->str,
+				       request->len,
+				       NULL,
+				       self->cancellable,
+				       NULL))
+		return NULL;
+	/* byte by byte: nothing of the tunnel may be read here */
+	while (strstr(reply->str, "\r\n\r\n") == NULL) {
+		gchar c;
+		if (reply->len >= 16384 ||
+		    g_input_stream_read(g_io_stream_get_input_stream(G_IO_STREAM(conn)),
+					&c,
+					1,
+					self->cancellable,
+					NULL) != 1)
+			return NULL;
+		g_string_append_c(reply, c);
+	}
+	if (!g_str_has_prefix(reply->str, "HTTP/1.1 200") &&
+	    !g_str_has_prefix(reply->str, "HTTP/1.0 200")) {
+		g_debug("upstream proxy refused the tunnel to %s", authority);
+		return NULL;
+	}
+	return g_steal_pointer(&conn);
+}
+
+/* the connection a request goes out on: direct, or through the upstream proxy */
+static GSocketConnection *
+esd_np_proxy_dial_target(EsdNpProxy *self, const EsdNpTarget *target, GList *addresses)
+{
+	if (g_str_equal(target->protocol, "http") && self->upstream_http != NULL)
+		return esd_np_proxy_dial_upstream(self, self->upstream_http);
+	if (!g_str_equal(target->protocol, "http") && self->upstream_tunnel != NULL)
+		return esd_np_proxy_dial_tunnel(self, target);
+	return esd_np_proxy_dial(self, addresses, target->port);
+}
+
+static gchar *
+esd_np_proxy_peer(GSocketConnection *conn)
+{
+	g_autoptr(GSocketAddress) address = g_socket_connection_get_remote_address(conn, NULL);
+	g_autofree gchar *ip = NULL;
+
+	if (!G_IS_INET_SOCKET_ADDRESS(address))
+		return g_strdup("");
+	ip = g_inet_address_to_string(
+	    g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(address)));
+	return g_strdup_printf("%s:%u",
+			       ip,
+			       g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)));
+}
+
+/* the head of the request, and the bytes the client sent after it */
+static EsdNpRequest *
+esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
+{
+	while (TRUE) {
+		guint len = buffer->len;
+		gssize n;
+		gssize end = esd_np_request_find_end((const gchar *)buffer->data, buffer->len);
+
+		if (end > 0) {
+			EsdNpRequest *request =
+			    esd_np_request_parse((const gchar *)buffer->data, (gsize)end);
+			g_byte_array_remove_range(buffer, 0, (guint)end);
+			return request;
+		}
+		if (buffer->len >= ESD_NP_REQUEST_MAX_HEAD)
+			return NULL;
+		/* a method starts with a letter: anything else (a SOCKS or TLS greeting) is no
+		 * request, and the client waits for an answer, not for a timeout */
+		if (buffer->len > 0 && !g_ascii_isupper(buffer->data[0]))
+			return NULL;
+		/* into the array itself: a thread per tunnel keeps no buffer on its stack */
+		g_byte_array_set_size(buffer, MIN(len + 4096, ESD_NP_REQUEST_MAX_HEAD));
+		n = g_input_stream_read(in,
+					buffer->data + len,
+					buffer->len - len,
+					self->cancellable,
+					NULL);
+		g_byte_array_set_size(buffer, len + (guint)MAX(n, 0));
+		if (n <= 0)
+			return NULL;
+	}
+}
+
+static void
+esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
+{
+	GSocket *socket = g_socket_connection_get_socket(conn);
+	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
+	g_autoptr(GByteArray) rest = g_byte_array_new();
+	g_autoptr(EsdNpRequest) request = NULL;
+	g_autoptr(GSocketConnection) upstream = NULL;
+	GOutputStream *up_out;
+	EsdNpTarget target = {0};
+	EsdNpVerdict verdict = {0};
+	g_autofree gchar *head = NULL;
+	GList *addresses;
+	GPollFD cancel = {.fd = -1};
+
+	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	if (!esd_np_proxy_peer_allowed(self, conn)) {
+		g_debug("%s: refusing a client outside the process's tree", self->process_id);
+		esd_np_proxy_respond(out,
+				     "403 Forbidden",
+				     "text/plain",
+				     "blocked-by-policy",
+				     "this proxy serves another process",
+				     self->cancellable);
+		return;
+	}
+	request = esd_np_proxy_read_head(self, in, rest);
+	if (request == NULL) {
+		esd_np_proxy_respond(out,
+				     "400 Bad Request",
+				     "text/plain",
+				     NULL,
+				     "bad request",
+				     self->cancellable);
+		return;
+	}
+	target.host = esd_np_policy_normalize_host(request->host);
+	if (target.host == NULL) {
+		esd_np_proxy_respond(out,
+				     "400 Bad Request",
+				     "text/plain",
+				     NULL,
+				     "bad request",
+				     self->cancellable);
+		return;
+	}
+	if (!request->connect && !esd_np_request_host_matches(request)) {
+		g_free(target.host);
+		esd_np_proxy_respond(out,
+				     "400 Bad Request",
+				     "text/plain",
+				     NULL,
+				     "Host header does not match request target",
+				     self->cancellable);
+		return;
+	}
+	target.protocol = request->connect ? "https_connect" : "http";
+	target.method = request->method;
+	target.port = request->port;
+	target.client = esd_np_proxy_peer(conn);
+	addresses = esd_np_proxy_decide(self, &target, &verdict);
+	if (addresses == NULL) {
+		esd_np_proxy_respond_blocked(out, &target, &verdict, self->cancellable);
+		goto out;
+	}
+	upstream = esd_np_proxy_dial_target(self, &target, addresses);
+	g_resolver_free_addresses(addresses);
+	if (upstream == NULL) {
+		esd_np_proxy_respond(out,
+				     "502 Bad Gateway",
+				     "text/plain",
+				     NULL,
+				     "upstream failure",
+				     self->cancellable);
+		goto out;
+	}
+	up_out = g_io_stream_get_output_stream(G_IO_STREAM(upstream));
+	if (request->connect) {
+		static const gchar established[] = "HTTP/1.1 200 OK\r\n\r\n";
+		if (!g_output_stream_write_all(out,
+					       established,
+					       strlen(established),
+					       NULL,
+					       self->cancellable,
+					       NULL))
+			goto out;
+	} else {
+		head = esd_np_request_forward_head(request, self->upstream_http != NULL);
+		if (self->upstream_http != NULL && self->upstream_http->authorization != NULL) {
+			/* the upstream's credentials go before the blank line */
+			gchar *with = g_strdup_printf("%.*sProxy-Authorization: %s\r\n\r\n",
+						      (gint)(strlen(head) - 2),
+						      head,
+						      self->upstream_http->authorization);
+			g_free(head);
+			head = with;
+		}
+		if (!g_output_stream_write_all(up_out,
+					       head,
+					       strlen(head),
+					       NULL,
+					       self->cancellable,
+					       NULL))
+			goto out;
+	}
+	if (rest->len > 0 && !g_output_stream_write_all(up_out,
+							rest->data,
+							rest->len,
+							NULL,
+							self->cancellable,
+							NULL))
+		goto out;
+	if (g_cancellable_make_pollfd(self->cancellable, &cancel)) {
+		esd_np_relay_run(g_socket_get_fd(socket),
+				 g_socket_get_fd(g_socket_connection_get_socket(upstream)),
+				 cancel.fd);
+		g_cancellable_release_fd(self->cancellable);
+	}
+out:
+	esd_np_target_clear(&target);
+	g_free(verdict.reason);
+}
+
+/* SOCKS5 replies: succeeded, not allowed by ruleset, connection refused, command not supported */
+#define ESD_NP_SOCKS_OK		 0x00
+#define ESD_NP_SOCKS_NOT_ALLOWED 0x02
+#define ESD_NP_SOCKS_REFUSED	 0x05
+#define ESD_NP_SOCKS_BAD_COMMAND 0x07
+
+static void
+esd_np_proxy_socks_reply(GOutputStream *out, guint8 code, GCancellable *cancellable)
+{
+	/* the bound address is of no use through a proxy: 0.0.0.0:0 */
+	const guint8 reply[10] = {5, code, 0, 1, 0, 0, 0, 0, 0, 0};
+	g_output_stream_write_all(out, reply, sizeof(reply), NULL, cancellable, NULL);
+}
+
+static gboolean
+esd_np_proxy_read_exact(EsdNpProxy *self, GInputStream *in, guint8 *buffer, gsize len)
+{
+	gsize n = 0;
+	return g_input_stream_read_all(in, buffer, len, &n, self->cancellable, NULL) && n == len;
+}
+
+/* the SOCKS5 (RFC 1928) CONNECT request, without authentication; NULL host on failure */
+static gchar *
+esd_np_proxy_socks_handshake(EsdNpProxy *self, GInputStream *in, GOutputStream *out, guint16 *port)
+{
+	guint8 buffer[262];
+	gboolean no_auth = FALSE;
+	gchar *host = NULL;
+
+	if (!esd_np_proxy_read_exact(self, in, buffer, 2) || buffer[0] != 5 || buffer[1] == 0 ||
+	    !esd_np_proxy_read_exact(self, in, buffer + 2, buffer[1]))
+		return NULL;
+	for (guint i = 0; i < buffer[1]; i++)
+		no_auth = no_auth || buffer[2 + i] == 0;
+	if (!no_auth) {
+		const guint8 refuse[2] = {5, 0xff};
+		g_output_stream_write_all(out, refuse, 2, NULL, self->cancellable, NULL);
+		return NULL;
+	}
+	if (!g_output_stream_write_all(out, "\x05\x00", 2, NULL, self->cancellable, NULL) ||
+	    !esd_np_proxy_read_exact(self, in, buffer, 4) || buffer[0] != 5)
+		return NULL;
+	if (buffer[1] != 1) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_BAD_COMMAND, self->cancellable);
+		return NULL;
+	}
+	switch (buffer[3]) {
+	case 1: {
+		g_autoptr(GInetAddress) address = NULL;
+		if (!esd_np_proxy_read_exact(self, in, buffer, 4))
+			return NULL;
+		address = g_inet_address_new_from_bytes(buffer, G_SOCKET_FAMILY_IPV4);
+		host = g_inet_address_to_string(address);
+		break;
+	}
+	case 3:
+		if (!esd_np_proxy_read_exact(self, in, buffer, 1) || buffer[0] == 0 ||
+		    !esd_np_proxy_read_exact(self, in, buffer + 1, buffer[0]))
+			return NULL;
+		host = g_strndup((const gchar *)buffer + 1, buffer[0]);
+		break;
+	case 4: {
+		g_autoptr(GInetAddress) address = NULL;
+		if (!esd_np_proxy_read_exact(self, in, buffer, 16))
+			return NULL;
+		address = g_inet_address_new_from_bytes(buffer, G_SOCKET_FAMILY_IPV6);
+		host = g_inet_address_to_string(address);
+		break;
+	}
+	default:
+		esd_np_proxy_socks_reply(out, 0x08, self->cancellable); /* address type */
+		return NULL;
+	}
+	if (!esd_np_proxy_read_exact(self, in, buffer, 2)) {
+		g_free(host);
+		return NULL;
+	}
+	*port = (guint16)((buffer[0] << 8) | buffer[1]);
+	return host;
+}
+
+static void
+esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn)
+{
+	GSocket *socket = g_socket_connection_get_socket(conn);
+	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
+	g_autoptr(GSocketConnection) upstream = NULL;
+	g_autofree gchar *host = NULL;
+	EsdNpTarget target = {.protocol = "socks5_tcp"};
+	EsdNpVerdict verdict = {0};
+	GList *addresses;
+	GPollFD cancel = {.fd = -1};
+
+	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	/* a client outside the tree is dropped before the greeting */
+	if (!esd_np_proxy_peer_allowed(self, conn)) {
+		g_debug("%s: refusing a SOCKS client outside the process's tree", self->process_id);
+		return;
+	}
+	host = esd_np_proxy_socks_handshake(self, in, out, &target.port);
+	if (host == NULL)
+		return;
+	target.host = esd_np_policy_normalize_host(host);
+	if (target.host == NULL || target.port == 0) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
+		goto out;
+	}
+	target.client = esd_np_proxy_peer(conn);
+	addresses = esd_np_proxy_decide(self, &target, &verdict);
+	if (addresses == NULL) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
+		goto out;
+	}
+	upstream = esd_np_proxy_dial_target(self, &target, addresses);
+	g_resolver_free_addresses(addresses);
+	if (upstream == NULL) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_REFUSED, self->cancellable);
+		goto out;
+	}
+	esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_OK, self->cancellable);
+	if (g_cancellable_make_pollfd(self->cancellable, &cancel)) {
+		esd_np_relay_run(g_socket_get_fd(socket),
+				 g_socket_get_fd(g_socket_connection_get_socket(upstream)),
+				 cancel.fd);
+		g_cancellable_release_fd(self->cancellable);
+	}
+out:
+	esd_np_target_clear(&target);
+	g_free(verdict.reason);
+}
+
+/* what marks the SOCKS listener's connections (a listener's source object) */
+static GObject *
+esd_np_proxy_socks_marker(void)
+{
+	static GObject *marker = NULL;
+
+	if (g_once_init_enter(&marker))
+		g_once_init_leave(&marker, g_object_new(G_TYPE_OBJECT, NULL));
+	return marker;
+}
+
+static gboolean
+esd_np_proxy_run_cb(GThreadedSocketService *service,
+		    GSocketConnection *conn,
+		    GObject *source,
+		    gpointer user_data)
+{
+	EsdNpProxy *self = ESD_NP_PROXY(user_data);
+
+	if (!g_cancellable_is_cancelled(self->cancellable)) {
+		if (source != NULL && source == esd_np_proxy_socks_marker())
+			esd_np_proxy_serve_socks(self, conn);
+		else
+			esd_np_proxy_serve(self, conn);
+	}
+	g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
+	return TRUE;
+}
+
+/* ---------------------------------------------------------------------- */
+
+/**
+ * esd_np_proxy_new:
+ * @config: (transfer full): the launch's configuration
+ * @launch: the launch the proxy serves: its session, process id and, once
+ *   spawned, the process tree allowed to connect
+ * @error: why no listener could be opened
+ *
+ * Opens the listener on a free loopback port and starts serving. @launch
+ * must outlive the proxy's serving: esd_np_proxy_stop() forgets it.
+ *
+ * Returns: (transfer full) (nullable): the proxy
+ */
+EsdNpProxy *
+esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
+{
+	g_autoptr(EsdNpProxy) self = g_object_new(ESD_TYPE_NP_PROXY, NULL);
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+
+	self->config = config;
+	self->session = g_object_ref(erpc_launch_get_session(launch));
+	self->launch = launch;
+	self->process_id = g_strdup(erpc_launch_get_process_id(launch));
+	self->main_context = g_main_context_ref_thread_default();
+	if (config->allow_upstream_proxy) {
+		static const gchar *const http[] = {"http_proxy",
+						    "HTTP_PROXY",
+						    "all_proxy",
+						    "ALL_PROXY",
+						    NULL};
+		static const gchar *const tunnel[] = {"https_proxy",
+						      "HTTPS_PROXY",
+						      "all_proxy",
+						      "ALL_PROXY",
+						      NULL};
+		self->upstream_http = esd_np_upstream_from_env(http);
+		self->upstream_tunnel = esd_np_upstream_from_env(tunnel);
+	}
+	/* a tunnel is a thread; beyond this many, connections wait */
+	self->service = g_threaded_socket_service_new(256);
+	if (!g_socket_listener_add_address(G_SOCKET_LISTENER(self->service),
+					   address,
+					   G_SOCKET_TYPE_STREAM,
+					   G_SOCKET_PROTOCOL_TCP,
+					   NULL,
+					   &bound,
+					   error))
+		return NULL;
+	self->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+	if (config->socks5) {
+		g_autoptr(GSocketAddress) socks = NULL;
+		if (!g_socket_listener_add_address(G_SOCKET_LISTENER(self->service),
+						   address,
+						   G_SOCKET_TYPE_STREAM,
+						   G_SOCKET_PROTOCOL_TCP,
+						   esd_np_proxy_socks_marker(),
+						   &socks,
+						   error))
+			return NULL;
+		self->socks_port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(socks));
+	}
+	/* the handler holds the proxy until esd_np_proxy_stop() disconnects it */
+	g_signal_connect_data(self->service,
+			      "run",
+			      G_CALLBACK(esd_np_proxy_run_cb),
+			      g_object_ref(self),
+			      (GClosureNotify)(void (*)(void))g_object_unref,
+			      0);
+	g_socket_service_start(self->service);
+	return g_steal_pointer(&self);
+}
+
+guint16
+esd_np_proxy_get_port(EsdNpProxy *self)
+{
+	return self->port;
+}
+
+/* the SOCKS5 listener's port, 0 without one */
+guint16
+esd_np_proxy_get_socks_port(EsdNpProxy *self)
+{
+	return self->socks_port;
+}
+
+/**
+ * esd_np_proxy_stop:
+ * @self: the proxy
+ *
+ * Closes the listener, ends every connection and tunnel, and fails the
+ * questions to the client in flight. Main context only; idempotent.
+ */
+void
+esd_np_proxy_stop(EsdNpProxy *self)
+{
+	g_cancellable_cancel(self->cancellable);
+	if (self->service != NULL) {
+		g_socket_service_stop(self->service);
+		g_socket_listener_close(G_SOCKET_LISTENER(self->service));
+		g_signal_handlers_disconnect_by_func(self->service, esd_np_proxy_run_cb, self);
+	}
+	g_clear_object(&self->session);
+	self->launch = NULL;
+}
+
+static void
+esd_np_proxy_finalize(GObject *object)
+{
+	EsdNpProxy *self = ESD_NP_PROXY(object);
+
+	g_clear_object(&self->service);
+	g_clear_object(&self->session); /* set only when the listener failed */
+	g_clear_object(&self->cancellable);
+	g_clear_pointer(&self->main_context, g_main_context_unref);
+	g_clear_pointer(&self->config, esd_np_config_free);
+	g_clear_pointer(&self->upstream_http, esd_np_upstream_free);
+	g_clear_pointer(&self->upstream_tunnel, esd_np_upstream_free);
+	g_free(self->process_id);
+	G_OBJECT_CLASS(esd_np_proxy_parent_class)->finalize(object);
+}
+
+static void
+esd_np_proxy_init(EsdNpProxy *self)
+{
+	self->cancellable = g_cancellable_new();
+}
+
+static void
+esd_np_proxy_class_init(EsdNpProxyClass *klass)
+{
+	G_OBJECT_CLASS(klass)->finalize = esd_np_proxy_finalize;
+}

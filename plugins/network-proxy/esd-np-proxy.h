@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <execrpc-plugin.h>
+
+#include "esd-np-config.h"
+
+G_BEGIN_DECLS
+
+#define ESD_TYPE_NP_PROXY (esd_np_proxy_get_type())
+G_DECLARE_FINAL_TYPE(EsdNpProxy, esd_np_proxy, ESD, NP_PROXY, GObject)
+
+EsdNpProxy *
+esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error);
+guint16
+esd_np_proxy_get_port(EsdNpProxy *self);
+guint16
+esd_np_proxy_get_socks_port(EsdNpProxy *self);
+void
+esd_np_proxy_stop(EsdNpProxy *self);
+
+G_END_DECLS

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "esd-np-relay.h"
+
+/*
+ * Both directions of a tunnel on one thread: bytes move socket → pipe →
+ * socket with splice(2), never through user space; where the kernel cannot
+ * splice a descriptor the direction falls back to read/write through a
+ * buffer. A direction that reaches end of file half-closes its
+ * destination; the relay ends when both are done, on an error of either
+ * side, or when @cancel_fd becomes readable.
+ */
+
+#define ESD_NP_RELAY_CHUNK (256 * 1024)
+
+typedef struct {
+	gint src;
+	gint dst;
+	gint pipe[2];
+	gsize pending; /* bytes in the pipe or the buffer */
+	gsize offset;  /* buffer only */
+	guint8 *buffer;
+	gboolean eof;
+	gboolean done;
+	gboolean want_in;
+	gboolean want_out;
+} EsdNpDirection;
+
+static gboolean
+esd_np_relay_would_block(void)
+{
+	return errno == EAGAIN || errno == EWOULDBLOCK;
+}
+
+/* FALSE on an error that ends the tunnel */
+static gboolean
+esd_np_relay_pump_buffer(EsdNpDirection *d)
+{
+	while (TRUE) {
+		gssize n;
+
+		if (!d->eof && d->pending == 0) {
+			n = read(d->src, d->buffer, ESD_NP_RELAY_CHUNK);
+			if (n > 0) {
+				d->pending = (gsize)n;
+				d->offset = 0;
+			} else if (n == 0) {
+				d->eof = TRUE;
+			} else if (esd_np_relay_would_block()) {
+				d->want_in = TRUE;
+			} else if (errno != EINTR) {
+				return FALSE;
+			}
+		}
+		if (d->pending == 0)
+			return TRUE;
+		n = write(d->dst, d->buffer + d->offset, d->pending);
+		if (n > 0) {
+			d->offset += (gsize)n;
+			d->pending -= (gsize)n;
+			continue;
+		}
+		if (n < 0 && esd_np_relay_would_block()) {
+			d->want_out = TRUE;
+			return TRUE;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		return FALSE;
+	}
+}
+
+static gboolean
+esd_np_relay_pump(EsdNpDirection *d)
+{
+	d->want_in = FALSE;
+	d->want_out = FALSE;
+	if (d->buffer != NULL)
+		return esd_np_relay_pump_buffer(d);
+	while (TRUE) {
+		gboolean moved = FALSE;
+		gssize n;
+
+		if (!d->eof && d->pending < ESD_NP_RELAY_CHUNK) {
+			n = splice(d->src,
+				   NULL,
+				   d->pipe[1],
+				   NULL,
+				   ESD_NP_RELAY_CHUNK - d->pending,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				d->pending += (gsize)n;
+				moved = TRUE;
+			} else if (n == 0) {
+				d->eof = TRUE;
+			} else if (esd_np_relay_would_block()) {
+				/*
+				 * with bytes in the pipe this may be the pipe that is full
+				 * (it counts slots, not bytes): waiting for the source to be
+				 * readable would spin; the destination's POLLOUT comes first
+				 */
+				d->want_in = d->pending == 0;
+			} else if (d->pending == 0 && (errno == EINVAL || errno == ENOSYS)) {
+				/* not spliceable: fall back to copying */
+				d->buffer = g_malloc(ESD_NP_RELAY_CHUNK);
+				return esd_np_relay_pump_buffer(d);
+			} else if (errno != EINTR) {
+				return FALSE;
+			}
+		}
+		if (d->pending > 0) {
+			n = splice(d->pipe[0],
+				   NULL,
+				   d->dst,
+				   NULL,
+				   d->pending,
+				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			if (n > 0) {
+				d->pending -= (gsize)n;
+				moved = TRUE;
+			} else if (n < 0 && esd_np_relay_would_block()) {
+				d->want_out = TRUE;
+			} else if (n < 0 && errno != EINTR) {
+				return FALSE;
+			}
+		}
+		if (!moved)
+			return TRUE;
+	}
+}
+
+static void
+esd_np_relay_direction_init(EsdNpDirection *d, gint src, gint dst)
+{
+	d->src = src;
+	d->dst = dst;
+	d->pipe[0] = d->pipe[1] = -1;
+	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
+		d->buffer = g_malloc(ESD_NP_RELAY_CHUNK);
+		return;
+	}
+	/* a larger pipe moves more per splice; best effort */
+	(void)fcntl(d->pipe[1], F_SETPIPE_SZ, ESD_NP_RELAY_CHUNK);
+}
+
+static void
+esd_np_relay_direction_clear(EsdNpDirection *d)
+{
+	if (d->pipe[0] >= 0)
+		close(d->pipe[0]);
+	if (d->pipe[1] >= 0)
+		close(d->pipe[1]);
+	g_free(d->buffer);
+}
+
+static void
+esd_np_relay_add_events(struct pollfd *fds, gint a, const EsdNpDirection *d)
+{
+	if (d->done)
+		return;
+	if (d->want_in)
+		fds[d->src == a ? 0 : 1].events |= POLLIN;
+	if (d->want_out)
+		fds[d->dst == a ? 0 : 1].events |= POLLOUT;
+}
+
+/**
+ * esd_np_relay_run:
+ * @a: a connected, non-blocking socket
+ * @b: another one
+ * @cancel_fd: a descriptor that becomes readable to stop the relay, or -1
+ *
+ * Moves bytes both ways between @a and @b until both directions ended.
+ * Blocks the calling thread; neither socket is closed.
+ */
+void
+esd_np_relay_run(gint a, gint b, gint cancel_fd)
+{
+	EsdNpDirection dirs[2] = {{0}};
+
+	esd_np_relay_direction_init(&dirs[0], a, b);
+	esd_np_relay_direction_init(&dirs[1], b, a);
+	while (!dirs[0].done || !dirs[1].done) {
+		struct pollfd fds[3] = {{.fd = a}, {.fd = b}, {.fd = cancel_fd, .events = POLLIN}};
+		gboolean failed = FALSE;
+
+		for (guint i = 0; i < 2; i++) {
+			EsdNpDirection *d = &dirs[i];
+			if (d->done)
+				continue;
+			if (!esd_np_relay_pump(d)) {
+				failed = TRUE;
+				break;
+			}
+			if (d->eof && d->pending == 0) {
+				shutdown(d->dst, SHUT_WR);
+				d->done = TRUE;
+			}
+		}
+		if (failed || (dirs[0].done && dirs[1].done))
+			break;
+		esd_np_relay_add_events(fds, a, &dirs[0]);
+		esd_np_relay_add_events(fds, a, &dirs[1]);
+		/* a side nobody waits on is left out, so that its hang-up does not spin */
+		for (guint i = 0; i < 2; i++) {
+			if (fds[i].events == 0)
+				fds[i].fd = -1;
+		}
+		if (poll(fds, cancel_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+			break;
+		if (cancel_fd >= 0 && (fds[2].revents & POLLIN))
+			break;
+	}
+	esd_np_relay_direction_clear(&dirs[0]);
+	esd_np_relay_direction_clear(&dirs[1]);
+}

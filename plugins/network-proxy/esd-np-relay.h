@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+void
+esd_np_relay_run(gint a, gint b, gint cancel_fd);
+
+G_END_DECLS

@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "esd-np-request.h"
+
+/*
+ * A bounded parser of what a proxy client sends: `CONNECT host:port` or an
+ * absolute `http://` URI, then header lines up to a blank line, at most
+ * ESD_NP_REQUEST_MAX_HEAD bytes in all. Anything else is refused; the head
+ * sent upstream is rebuilt from the parsed parts, never passed through.
+ */
+
+#define ESD_NP_REQUEST_MAX_HEADERS 128
+
+/**
+ * esd_np_request_find_end:
+ * @data: bytes received so far
+ * @len: their length
+ *
+ * Returns: the length of the head (through its blank line), or -1 if it is
+ *   not complete yet
+ */
+gssize
+esd_np_request_find_end(const gchar *data, gsize len)
+{
+	const gchar *end = len > 0 ? g_strstr_len(data, (gssize)len, "\r\n\r\n") : NULL;
+	return end != NULL ? (end - data) + 4 : -1;
+}
+
+static gboolean
+esd_np_request_is_token(const gchar *s, gsize len)
+{
+	if (len == 0)
+		return FALSE;
+	for (gsize i = 0; i < len; i++) {
+		guchar c = (guchar)s[i];
+		if (c <= ' ' || c >= 0x7f || strchr("()<>@,;:\\\"/[]?={}", c) != NULL)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* host[:port] or [v6][:port]; the port is required when @default_port is 0 */
+static gboolean
+esd_np_request_split_authority(const gchar *authority,
+			       guint16 default_port,
+			       gchar **host,
+			       guint16 *port)
+{
+	const gchar *colon;
+	const gchar *host_end;
+	guint64 value;
+	gchar *end = NULL;
+
+	if (authority[0] == '[') {
+		host_end = strchr(authority, ']');
+		if (host_end == NULL)
+			return FALSE;
+		host_end++;
+		colon = host_end[0] == ':' ? host_end : NULL;
+		if (colon == NULL && host_end[0] != '\0')
+			return FALSE;
+	} else {
+		colon = strrchr(authority, ':');
+		host_end = colon != NULL ? colon : authority + strlen(authority);
+	}
+	if (host_end == authority)
+		return FALSE;
+	if (colon == NULL) {
+		if (default_port == 0)
+			return FALSE;
+		*port = default_port;
+	} else {
+		if (colon[1] < '0' || colon[1] > '9')
+			return FALSE;
+		value = g_ascii_strtoull(colon + 1, &end, 10);
+		if (*end != '\0' || value == 0 || value > 65535)
+			return FALSE;
+		*port = (guint16)value;
+	}
+	*host = g_strndup(authority, (gsize)(host_end - authority));
+	return TRUE;
+}
+
+static gboolean
+esd_np_request_parse_target(EsdNpRequest *self, const gchar *target)
+{
+	g_autofree gchar *authority = NULL;
+	const gchar *rest;
+	const gchar *at;
+	gsize len;
+
+	if (self->connect)
+		return esd_np_request_split_authority(target, 0, &self->host, &self->port);
+	if (g_ascii_strncasecmp(target, "http://", 7) != 0)
+		return FALSE;
+	target += 7;
+	len = strcspn(target, "/?#");
+	authority = g_strndup(target, len);
+	rest = target + len;
+	/* userinfo is no part of the host */
+	at = strrchr(authority, '@');
+	if (!esd_np_request_split_authority(at != NULL ? at + 1 : authority,
+					    80,
+					    &self->host,
+					    &self->port))
+		return FALSE;
+	if (rest[0] == '/')
+		self->path = g_strdup(rest);
+	else
+		self->path = g_strconcat("/", rest, NULL);
+	if (strchr(self->path, '#') != NULL)
+		*strchr(self->path, '#') = '\0';
+	return TRUE;
+}
+
+/**
+ * esd_np_request_parse:
+ * @data: a complete head (see esd_np_request_find_end())
+ * @len: its length, through the blank line
+ *
+ * Returns: (transfer full) (nullable): the request, or %NULL if the head
+ *   is malformed or not one a forward proxy serves
+ */
+EsdNpRequest *
+esd_np_request_parse(const gchar *data, gsize len)
+{
+	g_autoptr(EsdNpRequest) self = g_new0(EsdNpRequest, 1);
+	g_autofree gchar *text = NULL;
+	g_auto(GStrv) lines = NULL;
+	g_auto(GStrv) parts = NULL;
+	guint count = 0;
+
+	if (len < 4 || len > ESD_NP_REQUEST_MAX_HEAD || memchr(data, '\0', len) != NULL)
+		return NULL;
+	self->head_len = len;
+	self->headers = g_ptr_array_new_with_free_func(g_free);
+	text = g_strndup(data, len - 4);
+	lines = g_strsplit(text, "\r\n", ESD_NP_REQUEST_MAX_HEADERS + 2);
+	if (g_strv_length(lines) > ESD_NP_REQUEST_MAX_HEADERS + 1)
+		return NULL;
+	parts = g_strsplit(lines[0], " ", 4);
+	if (g_strv_length(parts) != 3 || !esd_np_request_is_token(parts[0], strlen(parts[0])) ||
+	    (!g_str_equal(parts[2], "HTTP/1.1") && !g_str_equal(parts[2], "HTTP/1.0")))
+		return NULL;
+	/* the target goes upstream as the path: no space, control character or 8-bit byte */
+	for (const gchar *p = parts[1]; *p != '\0'; p++) {
+		if ((guchar)*p <= ' ' || (guchar)*p >= 0x7f)
+			return NULL;
+	}
+	self->method = g_strdup(parts[0]);
+	self->version = g_strdup(parts[2]);
+	self->connect = g_str_equal(self->method, "CONNECT");
+	if (!esd_np_request_parse_target(self, parts[1]))
+		return NULL;
+	for (guint i = 1; lines[i] != NULL; i++) {
+		const gchar *colon = strchr(lines[i], ':');
+		g_autofree gchar *value = NULL;
+
+		if (colon == NULL || !esd_np_request_is_token(lines[i], (gsize)(colon - lines[i])))
+			return NULL;
+		if (strchr(lines[i], '\r') != NULL || strchr(lines[i], '\n') != NULL)
+			return NULL;
+		value = g_strstrip(g_strdup(colon + 1));
+		g_ptr_array_add(self->headers, g_strndup(lines[i], (gsize)(colon - lines[i])));
+		g_ptr_array_add(self->headers, g_steal_pointer(&value));
+		count++;
+	}
+	return count <= ESD_NP_REQUEST_MAX_HEADERS ? g_steal_pointer(&self) : NULL;
+}
+
+/**
+ * esd_np_request_host_matches:
+ * @self: a plain HTTP request
+ *
+ * An origin that routes by `Host` (a virtual host, a CDN) would serve the
+ * host the header names, not the one the policy checked: as the reference,
+ * the proxy refuses a `Host` other than the target's. No `Host` is fine (one
+ * is added).
+ *
+ * Returns: whether every `Host` header names the target's host and port
+ */
+gboolean
+esd_np_request_host_matches(const EsdNpRequest *self)
+{
+	g_autofree gchar *want = g_ascii_strdown(self->host, -1);
+
+	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
+		const gchar *value = g_ptr_array_index(self->headers, i + 1);
+		g_autofree gchar *host = NULL;
+		g_autofree gchar *lower = NULL;
+		guint16 port = 0;
+
+		if (g_ascii_strcasecmp(g_ptr_array_index(self->headers, i), "host") != 0)
+			continue;
+		if (!esd_np_request_split_authority(value, 80, &host, &port))
+			return FALSE;
+		lower = g_ascii_strdown(host, -1);
+		if (!g_str_equal(lower, want) || port != self->port)
+			return FALSE;
+	}
+	return TRUE;
+}
+
+static gboolean
+esd_np_request_has_token(const gchar *list, const gchar *token)
+{
+	g_auto(GStrv) items = g_strsplit(list, ",", -1);
+
+	for (guint i = 0; items[i] != NULL; i++) {
+		if (g_ascii_strcasecmp(g_strstrip(items[i]), token) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/**
+ * esd_np_request_forward_head:
+ * @self: a plain HTTP request
+ *
+ * The head to send the origin server: origin-form target, the client's
+ * headers without the hop-by-hop ones (the proxy's own, `Connection` and
+ * what it names), a `Host` if the client sent none, and
+ * `Connection: close` so that the origin ends the exchange after one
+ * response: a connection carries one request, the one the policy checked.
+ * An upgrade (WebSocket) keeps its `Upgrade`. With @absolute the target
+ * stays in absolute form, for an upstream proxy.
+ *
+ * Returns: (transfer full): the head, through its blank line
+ */
+gchar *
+esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute)
+{
+	GString *out = g_string_new(NULL);
+	const gchar *connection = NULL;
+	gboolean upgrade = FALSE;
+	gboolean host = FALSE;
+
+	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
+		const gchar *name = g_ptr_array_index(self->headers, i);
+		if (g_ascii_strcasecmp(name, "connection") == 0)
+			connection = g_ptr_array_index(self->headers, i + 1);
+	}
+	if (absolute) {
+		gboolean v6 = strchr(self->host, ':') != NULL && self->host[0] != '[';
+		g_string_append_printf(out,
+				       "%s http://%s%s%s:%u%s %s\r\n",
+				       self->method,
+				       v6 ? "[" : "",
+				       self->host,
+				       v6 ? "]" : "",
+				       self->port,
+				       self->path,
+				       self->version);
+	} else {
+		g_string_append_printf(out,
+				       "%s %s %s\r\n",
+				       self->method,
+				       self->path,
+				       self->version);
+	}
+	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
+		const gchar *name = g_ptr_array_index(self->headers, i);
+		const gchar *value = g_ptr_array_index(self->headers, i + 1);
+
+		if (g_ascii_strcasecmp(name, "proxy-connection") == 0 ||
+		    g_ascii_strcasecmp(name, "proxy-authorization") == 0 ||
+		    g_ascii_strcasecmp(name, "connection") == 0 ||
+		    g_ascii_strcasecmp(name, "keep-alive") == 0)
+			continue;
+		if (g_ascii_strcasecmp(name, "upgrade") == 0 && connection != NULL &&
+		    esd_np_request_has_token(connection, "upgrade")) {
+			upgrade = TRUE;
+		} else if (connection != NULL && esd_np_request_has_token(connection, name)) {
+			continue;
+		}
+		if (g_ascii_strcasecmp(name, "host") == 0)
+			host = TRUE;
+		g_string_append_printf(out, "%s: %s\r\n", name, value);
+	}
+	if (!host) {
+		gboolean v6 = strchr(self->host, ':') != NULL && self->host[0] != '[';
+		g_string_append_printf(out,
+				       "Host: %s%s%s",
+				       v6 ? "[" : "",
+				       self->host,
+				       v6 ? "]" : "");
+		if (self->port != 80)
+			g_string_append_printf(out, ":%u", self->port);
+		g_string_append(out, "\r\n");
+	}
+	g_string_append(out, upgrade ? "Connection: upgrade\r\n\r\n" : "Connection: close\r\n\r\n");
+	return g_string_free(out, FALSE);
+}
+
+void
+esd_np_request_free(EsdNpRequest *self)
+{
+	if (self == NULL)
+		return;
+	g_free(self->method);
+	g_free(self->host);
+	g_free(self->path);
+	g_free(self->version);
+	if (self->headers != NULL)
+		g_ptr_array_unref(self->headers);
+	g_free(self);
+}

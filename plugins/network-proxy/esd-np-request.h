@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define ESD_NP_REQUEST_MAX_HEAD (64 * 1024)
+
+/* the head of one request to the proxy */
+typedef struct {
+	gchar *method;
+	gchar *host; /* as the request names it */
+	guint16 port;
+	gchar *path; /* origin form; NULL for CONNECT */
+	gchar *version;
+	gboolean connect;
+	GPtrArray *headers; /* name, value, name, value... */
+	gsize head_len;	    /* bytes up to and including the blank line */
+} EsdNpRequest;
+
+gssize
+esd_np_request_find_end(const gchar *data, gsize len);
+EsdNpRequest *
+esd_np_request_parse(const gchar *data, gsize len);
+gboolean
+esd_np_request_host_matches(const EsdNpRequest *self);
+gchar *
+esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute);
+void
+esd_np_request_free(EsdNpRequest *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdNpRequest, esd_np_request_free)
+
+G_END_DECLS

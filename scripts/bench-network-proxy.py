@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The managed network proxy of execserverd against the reference, back to back.
+
+Each server is started over WebSocket (the reference with an empty
+CODEX_HOME) and runs, for each workload, a command launched with
+`networkProxy` allowing 127.0.0.1, against a local HTTP target of this
+script (sendfile from a file in the temporary directory):
+
+  direct   curl fetches SIZE MB without the proxy: the ceiling of the machine
+  tunnel   curl fetches SIZE MB through a CONNECT tunnel (curl -p)
+  http     curl fetches SIZE MB as a plain HTTP forward request
+  latency  a client in the command makes N small requests, each on a new
+           connection, through the proxy and then directly; the added
+           latency is the difference of the medians
+  idle     K processes with a proxy each, sleeping: the server's memory
+           (Pss, from /proc/PID/smaps_rollup) before and after, per process
+  tunnels  one process opens M CONNECT tunnels and holds them: the server's
+           memory per open tunnel
+
+Throughput is the curl's speed; the server's CPU (user + system from
+/proc/PID/stat) is measured around each transfer and reported per MB. The
+servers alternate workload by workload, --reps times; medians are printed,
+with the ratio execserverd / reference. Not a test: nothing passes or fails.
+
+  scripts/bench-network-proxy.py [--build build] [--size 500] [--reps 3]
+                                 [--only tunnel,http,latency,idle,tunnels]
+"""
+
+import argparse
+import base64
+import json
+import os
+import select
+import socket
+import socketserver
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+REF = ("/work/ref/node_modules/@openai/codex-linux-x64/vendor/"
+       "x86_64-unknown-linux-musl/bin/codex")
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+class Ws:
+    """A minimal WebSocket JSON-RPC client."""
+
+    def __init__(self, port):
+        self.s = socket.create_connection(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        self.s.sendall((f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                        f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                        "Sec-WebSocket-Version: 13\r\n\r\n").encode())
+        buf = b""
+        while b"\r\n\r\n" not in buf:
+            buf += self.s.recv(4096)
+        self.buf = buf.split(b"\r\n\r\n", 1)[1]
+        self.next_id = 0
+        self.kept = []
+
+    def send(self, obj):
+        data = json.dumps(obj).encode()
+        mask = os.urandom(4)
+        n = len(data)
+        head = bytes([0x81])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack(">H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack(">Q", n)
+        self.s.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+
+    def _need(self, n, deadline):
+        while len(self.buf) < n:
+            if not select.select([self.s], [], [], max(0, deadline - time.time()))[0]:
+                raise TimeoutError
+            data = self.s.recv(1 << 16)
+            if not data:
+                raise EOFError
+            self.buf += data
+
+    def recv(self, timeout=600):
+        deadline = time.time() + timeout
+        while True:
+            opcode, payload = self._frame(deadline)
+            if opcode == 8:
+                raise EOFError
+            if opcode in (1, 2):
+                return json.loads(payload)
+
+    def _frame(self, deadline):
+        self._need(2, deadline)
+        n = self.buf[1] & 0x7F
+        off = 2
+        if n == 126:
+            self._need(4, deadline)
+            n = struct.unpack(">H", self.buf[2:4])[0]
+            off = 4
+        elif n == 127:
+            self._need(10, deadline)
+            n = struct.unpack(">Q", self.buf[2:10])[0]
+            off = 10
+        self._need(off + n, deadline)
+        payload = self.buf[off:off + n]
+        opcode = self.buf[0] & 0x0F
+        self.buf = self.buf[off + n:]
+        return opcode, payload
+
+    def call(self, method, params):
+        self.next_id += 1
+        self.send({"id": self.next_id, "method": method, "params": params})
+        while True:
+            msg = self.recv()
+            if msg.get("id") == self.next_id and "method" not in msg:
+                if "error" in msg:
+                    raise RuntimeError(msg["error"])
+                return msg["result"]
+            self.kept.append(msg)
+
+    def output(self, pid, until_closed=True, timeout=600):
+        """The process's output, once it closed (or up to a line, when not until_closed)."""
+        out = b""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            msg = self.kept.pop(0) if self.kept else self.recv(deadline - time.time())
+            params = msg.get("params", {})
+            if params.get("processId") != pid:
+                continue
+            if msg.get("method") == "process/output":
+                out += base64.b64decode(params["chunk"])
+                if not until_closed and b"\n" in out:
+                    return out.decode()
+            elif msg.get("method") == "process/closed":
+                return out.decode()
+        raise TimeoutError
+
+
+PROXY = {"enabled": True, "enableSocks5": False, "enableSocks5Udp": False,
+         "allowUpstreamProxy": False, "dangerouslyAllowAllUnixSockets": False,
+         "allowLocalBinding": False, "mode": "full", "domains": {"127.0.0.1": "allow"}}
+
+
+class Server:
+    def __init__(self, name, argv, env):
+        self.name = name
+        self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL)
+        self.port = int(argv[-1].rsplit(":", 1)[1])
+        for _ in range(200):
+            try:
+                self.ws = Ws(self.port)
+                break
+            except OSError:
+                time.sleep(0.05)
+        self.ws.call("initialize", {"clientName": "bench-network-proxy"})
+        self.ws.send({"method": "initialized", "params": {}})
+        self.count = 0
+
+    def cpu(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICK
+
+    def pss_kb(self):
+        with open(f"/proc/{self.proc.pid}/smaps_rollup") as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+        return 0
+
+    def start(self, argv, env=None):
+        self.count += 1
+        pid = f"b{self.count}"
+        self.ws.call("process/start", {
+            "processId": pid, "argv": argv, "cwd": "file:///tmp",
+            "env": env or {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+            "tty": False, "networkProxy": {"proxy": PROXY}})
+        return pid
+
+    def run(self, script):
+        return self.ws.output(self.start(["/bin/sh", "-c", script]))
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+
+class Target(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def make_target(path, size):
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self):
+            data = b""
+            while b"\r\n\r\n" not in data:
+                chunk = self.request.recv(4096)
+                if not chunk:
+                    return
+                data += chunk
+            target = data.split(b" ", 2)[1]
+            big = target.endswith(b"/big")
+            length = size if big else 2
+            self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                                 b"Connection: close\r\n\r\n" % length)
+            if big:
+                with open(path, "rb") as f:
+                    self.request.sendfile(f)
+            else:
+                self.request.sendall(b"ok")
+            # a held tunnel stays open until its client goes
+            if target.endswith(b"/hold"):
+                self.request.recv(1)
+
+    server = Target(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def transfer(server, url, extra):
+    cpu0 = server.cpu()
+    out = server.run(f"curl -s {extra} -o /dev/null -w '%{{speed_download}} %{{size_download}}' "
+                     f"{url}")
+    cpu = server.cpu() - cpu0
+    speed, size = out.split()
+    mb = int(size) / 1e6
+    return float(speed) / 1e6, cpu * 1000 / mb if mb else 0
+
+
+LATENCY_CLIENT = r'''
+import os, socket, statistics, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+proxy = os.environ["HTTP_PROXY"].rsplit(":", 1)
+def once(addr, req):
+    t = time.perf_counter()
+    s = socket.create_connection(addr); s.sendall(req)
+    data = b""
+    # the body is "ok"; a keep-alive proxy would not close
+    while not data.endswith(b"\r\n\r\nok"):
+        chunk = s.recv(65536)
+        if not chunk: break
+        data += chunk
+    s.close(); return time.perf_counter() - t
+via = [once(("127.0.0.1", int(proxy[1])),
+            b"GET http://127.0.0.1:%d/s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (port, port))
+       for _ in range(n)]
+direct = [once(("127.0.0.1", port), b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n") for _ in range(n)]
+print(statistics.median(via) * 1e6, statistics.median(direct) * 1e6)
+'''
+
+HOLD_CLIENT = r'''
+import os, socket, sys, time
+port, m = int(sys.argv[1]), int(sys.argv[2])
+proxy = int(os.environ["HTTP_PROXY"].rsplit(":", 1)[1])
+held = []
+for _ in range(m):
+    s = socket.create_connection(("127.0.0.1", proxy))
+    s.sendall(b"CONNECT 127.0.0.1:%d HTTP/1.1\r\nHost: x\r\n\r\n" % port)
+    data = b""
+    while b"\r\n\r\n" not in data: data += s.recv(4096)
+    s.sendall(b"GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+    data = b""
+    while not data.endswith(b"ok"): data += s.recv(4096)
+    held.append(s)
+print("ready", flush=True)
+time.sleep(30)
+'''
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--size", type=int, default=500, help="MB per transfer")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--idle", type=int, default=20)
+    ap.add_argument("--tunnels", type=int, default=50)
+    ap.add_argument("--only", default="tunnel,http,latency,idle,tunnels")
+    args = ap.parse_args()
+    only = args.only.split(",")
+
+    tmp = tempfile.mkdtemp(prefix="esd-bench-np-")
+    path = os.path.join(tmp, "big")
+    with open(path, "wb") as f:
+        block = os.urandom(1 << 20)
+        for _ in range(args.size):
+            f.write(block)
+    size = args.size << 20
+    target = make_target(path, size)
+    tport = target.server_address[1]
+    home = os.path.join(tmp, "home")
+    os.mkdir(home)
+
+    def servers():
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        env = dict(os.environ, CODEX_HOME=home)
+        yield Server("reference", [REF, "exec-server", "--listen", f"ws://127.0.0.1:{port}"], env)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+        sock.close()
+        yield Server("execserverd", [os.path.join(args.build, "server", "execserverd"),
+                                     "--listen", f"ws://127.0.0.1:{port}"], dict(os.environ))
+
+    results = {}
+
+    def add(server, key, value):
+        print(f"  {server.name}: {key} {value:.1f}", file=sys.stderr, flush=True)
+        results.setdefault(key, {}).setdefault(server.name, []).append(value)
+
+    for _ in range(args.reps):
+        for server in servers():
+            try:
+                if "tunnel" in only or "http" in only:
+                    # the ceiling of this machine: curl and the target without a proxy
+                    speed, _ = transfer(server, f"http://127.0.0.1:{tport}/big", "--noproxy '*'")
+                    add(server, "direct MB/s (no proxy)", speed)
+                if "tunnel" in only:
+                    speed, cpu = transfer(server, f"http://127.0.0.1:{tport}/big", "-p")
+                    add(server, "tunnel MB/s", speed)
+                    add(server, "tunnel server CPU ms/MB", cpu)
+                if "http" in only:
+                    speed, cpu = transfer(server, f"http://127.0.0.1:{tport}/big", "")
+                    add(server, "http MB/s", speed)
+                    add(server, "http server CPU ms/MB", cpu)
+                if "latency" in only:
+                    out = server.ws.output(server.start(
+                        ["python3", "-c", LATENCY_CLIENT, str(tport), str(args.requests)]))
+                    via, direct = map(float, out.split())
+                    add(server, "added latency us/request", via - direct)
+                if "idle" in only:
+                    before = server.pss_kb()
+                    pids = [server.start(["sleep", "60"]) for _ in range(args.idle)]
+                    time.sleep(0.5)
+                    add(server, "kB per idle proxied process",
+                        (server.pss_kb() - before) / args.idle)
+                    for pid in pids:
+                        server.ws.call("process/terminate", {"processId": pid})
+                if "tunnels" in only:
+                    time.sleep(0.5)
+                    before = server.pss_kb()
+                    pid = server.start(["python3", "-c", HOLD_CLIENT, str(tport),
+                                        str(args.tunnels)])
+                    line = server.ws.output(pid, until_closed=False, timeout=120)
+                    assert line.startswith("ready"), line
+                    time.sleep(0.3)
+                    # the process itself is not the server's memory
+                    add(server, "kB per open tunnel", (server.pss_kb() - before) / args.tunnels)
+                    server.ws.call("process/terminate", {"processId": pid})
+            finally:
+                server.stop()
+
+    print(f"{'workload':32} {'reference':>12} {'execserverd':>12} {'ratio':>8}")
+    for key, by in results.items():
+        ref = statistics.median(by.get("reference", [0]))
+        ours = statistics.median(by.get("execserverd", [0]))
+        ratio = ours / ref if ref else float("nan")
+        print(f"{key:32} {ref:12.1f} {ours:12.1f} {ratio:8.2f}")
+    target.shutdown()
+    os.unlink(path)
+
+
+if __name__ == "__main__":
+    main()

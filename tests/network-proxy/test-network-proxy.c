@@ -1,0 +1,1487 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include "esd-test-utils.h"
+
+/*
+ * The managed network proxy (plugins/network-proxy) through the real daemon,
+ * over WebSocket and stdio: `process/start.networkProxy` runs curl against a
+ * local HTTP target of the test through the process's proxy, while the
+ * test plays the client, answering `network/policyRequest` as each case
+ * says and collecting `network/policyDecision`.
+ */
+
+#define WAIT_MS 20000
+
+typedef struct {
+	GSocketService *service;
+	GMainContext *context; /* the target accepts in a thread of its own */
+	GMainLoop *loop;
+	GThread *thread;
+	guint16 port;
+	GMutex lock;
+	GPtrArray *heads; /* request heads the target received */
+} Target;
+
+typedef struct {
+	EsdTestDaemon *daemon;
+	EsdTestWsClient *client; /* NULL over stdio */
+	EsdTestPeer *peer;
+	GPtrArray *notes;
+	GPtrArray *asks; /* network/policyRequest messages */
+	guint next_id;
+	Target target;
+	/* the answer to a policy request: a `result` member, or NULL to stay silent */
+	const gchar *answer;
+} Fixture;
+
+/* the HTTP target ------------------------------------------------------ */
+
+static gboolean
+target_run_cb(GThreadedSocketService *service,
+	      GSocketConnection *conn,
+	      GObject *source,
+	      gpointer user_data)
+{
+	Target *target = user_data;
+	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
+	g_autoptr(GString) head = g_string_new(NULL);
+	g_autofree gchar *body = NULL;
+	g_autofree gchar *reply = NULL;
+	g_auto(GStrv) words = NULL;
+
+	while (strstr(head->str, "\r\n\r\n") == NULL && head->len < 65536) {
+		gchar buf[4096];
+		gssize n = g_input_stream_read(in, buf, sizeof(buf), NULL, NULL);
+		if (n <= 0)
+			return TRUE;
+		g_string_append_len(head, buf, n);
+	}
+	g_mutex_lock(&target->lock);
+	g_ptr_array_add(target->heads, g_strdup(head->str));
+	g_mutex_unlock(&target->lock);
+	words = g_strsplit(head->str, " ", 3);
+	body = g_strdup_printf("target %s %s", words[0], words[1] != NULL ? words[1] : "");
+	reply =
+	    g_strdup_printf("HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s", strlen(body), body);
+	g_output_stream_write_all(out, reply, strlen(reply), NULL, NULL, NULL);
+	return TRUE;
+}
+
+static gpointer
+target_thread(gpointer data)
+{
+	Target *target = data;
+
+	g_main_context_push_thread_default(target->context);
+	g_main_loop_run(target->loop);
+	g_main_context_pop_thread_default(target->context);
+	return NULL;
+}
+
+static void
+target_start(Target *target)
+{
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+	g_autoptr(GError) error = NULL;
+
+	g_mutex_init(&target->lock);
+	target->heads = g_ptr_array_new_with_free_func(g_free);
+	target->context = g_main_context_new();
+	target->loop = g_main_loop_new(target->context, FALSE);
+	/* the service accepts in the thread-default context of its creation */
+	g_main_context_push_thread_default(target->context);
+	target->service = g_threaded_socket_service_new(8);
+	g_socket_listener_add_address(G_SOCKET_LISTENER(target->service),
+				      address,
+				      G_SOCKET_TYPE_STREAM,
+				      G_SOCKET_PROTOCOL_TCP,
+				      NULL,
+				      &bound,
+				      &error);
+	g_assert_no_error(error);
+	target->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+	g_signal_connect(target->service, "run", G_CALLBACK(target_run_cb), target);
+	g_socket_service_start(target->service);
+	g_main_context_pop_thread_default(target->context);
+	target->thread = g_thread_new("target", target_thread, target);
+}
+
+/* in the target's thread: the service belongs to its context */
+static gboolean
+target_stop_cb(gpointer data)
+{
+	Target *target = data;
+
+	g_socket_service_stop(target->service);
+	g_socket_listener_close(G_SOCKET_LISTENER(target->service));
+	g_clear_object(&target->service);
+	g_main_loop_quit(target->loop);
+	return G_SOURCE_REMOVE;
+}
+
+static void
+target_stop(Target *target)
+{
+	g_main_context_invoke(target->context, target_stop_cb, target);
+	g_thread_join(target->thread);
+	/* the cancelled accept still has to finish in the target's context */
+	g_main_context_push_thread_default(target->context);
+	while (g_main_context_iteration(target->context, FALSE))
+		;
+	g_main_context_pop_thread_default(target->context);
+	g_main_loop_unref(target->loop);
+	g_main_context_unref(target->context);
+	g_ptr_array_unref(target->heads);
+	g_mutex_clear(&target->lock);
+}
+
+static guint
+target_count(Target *target)
+{
+	guint n;
+
+	g_mutex_lock(&target->lock);
+	n = target->heads->len;
+	g_mutex_unlock(&target->lock);
+	return n;
+}
+
+static gchar *
+target_last_head(Target *target)
+{
+	gchar *head;
+
+	g_mutex_lock(&target->lock);
+	g_assert_cmpuint(target->heads->len, >, 0);
+	head = g_strdup(g_ptr_array_index(target->heads, target->heads->len - 1));
+	g_mutex_unlock(&target->lock);
+	return head;
+}
+
+/* the daemon ----------------------------------------------------------- */
+
+static void
+fixture_setup(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *curl = g_find_program_in_path("curl");
+
+	fx->notes = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
+	fx->asks = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
+	fx->next_id = 100;
+	target_start(&fx->target);
+	if (curl == NULL)
+		return;
+	if (g_strcmp0(user_data, "upstream") == 0) {
+		/* the daemon's own HTTP proxy is the target, which records what reaches it */
+		g_autofree gchar *url =
+		    g_strdup_printf("http://user:pw@127.0.0.1:%u", fx->target.port);
+		g_autofree gchar *http = g_strdup_printf("HTTP_PROXY=%s", url);
+		g_autofree gchar *https = g_strdup_printf("HTTPS_PROXY=%s", url);
+		const gchar *envp[] = {http, https, NULL};
+		const gchar *args[] = {"--listen", "stdio", NULL};
+
+		fx->daemon = esd_test_daemon_new_full(args, envp, NULL, FALSE);
+		fx->peer = ESD_TEST_PEER(fx->daemon);
+	} else if (g_strcmp0(user_data, "stdio") == 0) {
+		fx->daemon = esd_test_daemon_new_stdio(NULL);
+		fx->peer = ESD_TEST_PEER(fx->daemon);
+	} else {
+		/* a vanished client's session expires after a second */
+		const gchar *grace[] = {"--session-grace", "1", NULL};
+		fx->daemon =
+		    esd_test_daemon_new_ws(g_strcmp0(user_data, "ws-grace") == 0 ? grace : NULL);
+		fx->client = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
+		fx->peer = ESD_TEST_PEER(fx->client);
+	}
+	g_free(esd_test_peer_handshake(fx->peer));
+}
+
+static void
+fixture_teardown(Fixture *fx, gconstpointer user_data)
+{
+	if (fx->daemon != NULL) {
+		if (fx->client != NULL)
+			esd_test_ws_client_close(fx->client);
+		g_clear_object(&fx->client);
+		if (g_strcmp0(user_data, "stdio") == 0 || g_strcmp0(user_data, "upstream") == 0)
+			esd_test_daemon_close_stdin(fx->daemon);
+		else
+			esd_test_daemon_send_signal(fx->daemon, SIGTERM);
+		esd_test_daemon_assert_exit_code(fx->daemon, 0, ESD_TEST_TIMEOUT_MS);
+		g_assert_cmpuint(esd_test_daemon_get_warning_count(fx->daemon), ==, 0);
+		g_clear_object(&fx->daemon);
+	}
+	target_stop(&fx->target);
+	g_ptr_array_unref(fx->notes);
+	g_ptr_array_unref(fx->asks);
+}
+
+static gboolean
+fixture_skip(Fixture *fx)
+{
+	if (fx->daemon != NULL)
+		return FALSE;
+	g_test_skip("curl is not installed");
+	return TRUE;
+}
+
+static gboolean
+is_method(JsonNode *msg, const gchar *method)
+{
+	JsonNode *node = esd_test_json_get(msg, "method");
+	return node != NULL && g_strcmp0(json_node_get_string(node), method) == 0;
+}
+
+/* the next reply; notifications are kept, policy requests answered as fx->answer says */
+static JsonNode *
+fixture_next(Fixture *fx)
+{
+	while (TRUE) {
+		g_autoptr(GBytes) bytes = esd_test_peer_receive(fx->peer, WAIT_MS);
+		g_autofree gchar *text = NULL;
+		JsonNode *msg;
+
+		if (bytes == NULL)
+			g_error("no message from the daemon");
+		text = g_strndup(g_bytes_get_data(bytes, NULL), g_bytes_get_size(bytes));
+		msg = esd_test_json_parse(text);
+		if (is_method(msg, "network/policyRequest")) {
+			g_ptr_array_add(fx->asks, json_node_ref(msg));
+			if (fx->answer != NULL) {
+				g_autofree gchar *answer =
+				    g_strdup_printf("{\"id\":%" G_GINT64_FORMAT ",\"result\":%s}",
+						    esd_test_json_get_int(msg, "id"),
+						    fx->answer);
+				esd_test_peer_send_text(fx->peer, answer);
+			}
+			json_node_unref(msg);
+			continue;
+		}
+		return msg;
+	}
+}
+
+static JsonNode *
+fixture_call(Fixture *fx, const gchar *method, const gchar *params)
+{
+	guint id = fx->next_id++;
+	g_autofree gchar *text =
+	    g_strdup_printf("{\"id\":%u,\"method\":\"%s\",\"params\":%s}", id, method, params);
+
+	esd_test_peer_send_text(fx->peer, text);
+	while (TRUE) {
+		JsonNode *msg = fixture_next(fx);
+		if (esd_test_json_get(msg, "id") != NULL) {
+			g_assert_cmpint(esd_test_json_get_int(msg, "id"), ==, id);
+			return msg;
+		}
+		g_ptr_array_add(fx->notes, msg);
+	}
+}
+
+static gboolean
+note_matches(JsonNode *note, const gchar *method, const gchar *process_id)
+{
+	return is_method(note, method) &&
+	       g_strcmp0(esd_test_json_get_string(note, "params.processId"), process_id) == 0;
+}
+
+static JsonNode *
+fixture_wait_note(Fixture *fx, const gchar *method, const gchar *process_id)
+{
+	for (guint i = 0; i < fx->notes->len; i++) {
+		if (note_matches(g_ptr_array_index(fx->notes, i), method, process_id))
+			return g_ptr_array_index(fx->notes, i);
+	}
+	while (TRUE) {
+		JsonNode *msg = fixture_next(fx);
+		g_ptr_array_add(fx->notes, msg);
+		if (note_matches(msg, method, process_id))
+			return msg;
+	}
+}
+
+static gchar *
+fixture_output(Fixture *fx, const gchar *process_id)
+{
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	fixture_wait_note(fx, "process/closed", process_id);
+	for (guint i = 0; i < fx->notes->len; i++) {
+		JsonNode *note = g_ptr_array_index(fx->notes, i);
+		gsize len = 0;
+		g_autofree guchar *data = NULL;
+
+		if (!note_matches(note, "process/output", process_id))
+			continue;
+		data = g_base64_decode(esd_test_json_get_string(note, "params.chunk"), &len);
+		g_string_append_len(out, (const gchar *)data, (gssize)len);
+	}
+	return g_string_free(g_steal_pointer(&out), FALSE);
+}
+
+/* the policy decisions of @process_id, in order */
+static GPtrArray *
+fixture_decisions(Fixture *fx, const gchar *process_id)
+{
+	GPtrArray *out = g_ptr_array_new();
+
+	for (guint i = 0; i < fx->notes->len; i++) {
+		JsonNode *note = g_ptr_array_index(fx->notes, i);
+		if (note_matches(note, "network/policyDecision", process_id))
+			g_ptr_array_add(out, esd_test_json_get(note, "params"));
+	}
+	return out;
+}
+
+#define PROXY_FLAGS                                                                                \
+	"\"enabled\":true,\"enableSocks5\":false,\"enableSocks5Udp\":false,"                       \
+	"\"allowUpstreamProxy\":false,\"dangerouslyAllowAllUnixSockets\":false"
+
+/* `{"proxy": {...flags, allowLocalBinding, mode, domains?}, extra}` */
+static gchar *
+proxy_member(gboolean allow_local, const gchar *mode, const gchar *domains, const gchar *extra)
+{
+	return g_strdup_printf("\"networkProxy\":{\"proxy\":{" PROXY_FLAGS
+			       ",\"allowLocalBinding\":%s,\"mode\":\"%s\"%s%s}%s%s}",
+			       allow_local ? "true" : "false",
+			       mode,
+			       domains != NULL ? ",\"domains\":" : "",
+			       domains != NULL ? domains : "",
+			       extra != NULL ? "," : "",
+			       extra != NULL ? extra : "");
+}
+
+static gchar *
+start_params(const gchar *id, const gchar *script, const gchar *member)
+{
+	g_autoptr(JsonNode) quoted = json_node_init_string(json_node_alloc(), script);
+	g_autofree gchar *text = json_to_string(quoted, FALSE);
+
+	return g_strdup_printf("{\"processId\":\"%s\",\"argv\":[\"sh\",\"-c\",%s],"
+			       "\"cwd\":\"file:///\",\"env\":{\"PATH\":\"/usr/bin:/bin\","
+			       "\"ESD_KEEP\":\"kept\"},\"tty\":false,%s}",
+			       id,
+			       text,
+			       member);
+}
+
+static void
+fixture_start(Fixture *fx, const gchar *id, const gchar *script, const gchar *member)
+{
+	g_autofree gchar *params = start_params(id, script, member);
+	g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
+	g_autofree gchar *result =
+	    g_strdup_printf("{\"processId\":\"%s\",\"sandboxType\":\"none\"}", id);
+
+	esd_assert_json_node_eq(esd_test_json_get(reply, "result"), result);
+}
+
+/* curl through the proxy of the environment; prints the body, then the status and exit code */
+static gchar *
+curl(const gchar *args)
+{
+	return g_strdup_printf(
+	    "curl -s --max-time 15 -w '\\ncode=%%{http_code}' %s; echo \" exit=$?\"",
+	    args);
+}
+
+/* runs @url with curl in process @id and returns its output */
+static gchar *
+fixture_curl(Fixture *fx, const gchar *id, const gchar *member, const gchar *args)
+{
+	g_autofree gchar *script = curl(args);
+
+	fixture_start(fx, id, script, member);
+	return fixture_output(fx, id);
+}
+
+static void
+assert_decision(JsonNode *note,
+		const gchar *process_id,
+		const gchar *decision,
+		const gchar *source,
+		const gchar *reason,
+		const gchar *protocol,
+		const gchar *host,
+		gint64 port,
+		const gchar *method)
+{
+	const gchar *members[] = {"processId",
+				  "timestamp",
+				  "scope",
+				  "decision",
+				  "source",
+				  "reason",
+				  "protocol",
+				  "host",
+				  "port",
+				  "method",
+				  "client",
+				  "policyOverride",
+				  NULL};
+	g_autoptr(GList) names = json_object_get_members(json_node_get_object(note));
+	guint i = 0;
+
+	/* the reference's members, in its order */
+	for (GList *l = names; l != NULL; l = l->next, i++)
+		g_assert_cmpstr(l->data, ==, members[i]);
+	g_assert_cmpstr(members[i], ==, NULL);
+	g_assert_cmpstr(esd_test_json_get_string(note, "processId"), ==, process_id);
+	g_assert_true(g_regex_match_simple("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$",
+					   esd_test_json_get_string(note, "timestamp"),
+					   0,
+					   0));
+	g_assert_cmpstr(esd_test_json_get_string(note, "scope"),
+			==,
+			g_str_equal(source, "mode_guard") ? "non_domain" : "domain");
+	g_assert_cmpstr(esd_test_json_get_string(note, "decision"), ==, decision);
+	g_assert_cmpstr(esd_test_json_get_string(note, "source"), ==, source);
+	g_assert_cmpstr(esd_test_json_get_string(note, "reason"), ==, reason);
+	g_assert_cmpstr(esd_test_json_get_string(note, "protocol"), ==, protocol);
+	g_assert_cmpstr(esd_test_json_get_string(note, "host"), ==, host);
+	g_assert_cmpint(esd_test_json_get_int(note, "port"), ==, port);
+	g_assert_cmpstr(esd_test_json_get_string(note, "method"), ==, method);
+	g_assert_true(g_str_has_prefix(esd_test_json_get_string(note, "client"), "127.0.0.1:"));
+	g_assert_false(json_node_get_boolean(esd_test_json_get(note, "policyOverride")));
+}
+
+/* the tests ------------------------------------------------------------ */
+
+static void
+test_capability(Fixture *fx, gconstpointer user_data)
+{
+	g_autoptr(JsonNode) reply = NULL;
+	JsonNode *caps;
+
+	if (fixture_skip(fx))
+		return;
+	reply = fixture_call(fx, "environment/info", "{}");
+	caps = esd_test_json_get(reply, "result.capabilities");
+	g_assert_nonnull(caps);
+	g_assert_true(json_node_get_boolean(esd_test_json_get(caps, "networkProxyLaunch")));
+	/* what the proxy does not do is not advertised */
+	g_assert_false(json_node_get_boolean(esd_test_json_get(caps, "networkProxyReviewDomains")));
+	g_assert_false(
+	    json_node_get_boolean(esd_test_json_get(caps, "networkProxyTransparentTcp")));
+	g_assert_false(json_node_get_boolean(esd_test_json_get(caps, "credentialMasking")));
+	g_assert_false(
+	    json_node_get_boolean(esd_test_json_get(caps, "credentialMaskingCustomProviders")));
+}
+
+static void
+test_invalid(Fixture *fx, gconstpointer user_data)
+{
+	const struct {
+		const gchar *member;
+		const gchar *message;
+	} cases[] = {
+	    {"\"networkProxy\":{}", "missing field `proxy`"},
+	    {"\"networkProxy\":{\"proxy\":{\"enabled\":true}}", "missing field `enableSocks5`"},
+	    {"\"networkProxy\":{\"proxy\":{\"enabled\":false,\"enableSocks5\":false,"
+	     "\"enableSocks5Udp\":false,\"allowUpstreamProxy\":false,"
+	     "\"dangerouslyAllowAllUnixSockets\":false,\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\"}}",
+	     "invalid network proxy config: executor-local network proxy launch requires an "
+	     "enabled proxy"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"open\"}}",
+	     "unknown variant `open`, expected `limited` or `full`"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\"},\"policyDecisionTimeoutMs\":0}",
+	     "network policy decision callback timeout must be nonzero"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"\":\"allow\"}}}",
+	     "invalid network proxy config: domain pattern is empty"},
+	};
+
+	if (fixture_skip(fx))
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *params = start_params("bad", "true", cases[i].member);
+		g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
+		g_autofree gchar *id = g_strdup_printf("%u", fx->next_id - 1);
+		esd_test_peer_assert_reply_error(reply, id, -32602, cases[i].message);
+	}
+	/* nothing was left behind: the id is free */
+	fixture_start(fx, "bad", "true", "\"networkProxy\":null");
+}
+
+static void
+assert_env(const gchar *out, gboolean allow_local)
+{
+	const gchar *proxies[] = {"HTTP_PROXY",
+				  "HTTPS_PROXY",
+				  "ALL_PROXY",
+				  "FTP_PROXY",
+				  "WS_PROXY",
+				  "WSS_PROXY",
+				  "http_proxy",
+				  "https_proxy",
+				  "all_proxy",
+				  "ftp_proxy",
+				  "ws_proxy",
+				  "wss_proxy",
+				  "NPM_CONFIG_PROXY",
+				  "NPM_CONFIG_HTTP_PROXY",
+				  "NPM_CONFIG_HTTPS_PROXY",
+				  "npm_config_proxy",
+				  "npm_config_http_proxy",
+				  "npm_config_https_proxy",
+				  "YARN_HTTP_PROXY",
+				  "YARN_HTTPS_PROXY",
+				  "PIP_PROXY",
+				  "DOCKER_HTTP_PROXY",
+				  "DOCKER_HTTPS_PROXY",
+				  "BUNDLE_HTTP_PROXY",
+				  "BUNDLE_HTTPS_PROXY",
+				  NULL};
+	const gchar *no_proxies[] = {"NO_PROXY",
+				     "no_proxy",
+				     "NPM_CONFIG_NOPROXY",
+				     "npm_config_noproxy",
+				     "BUNDLE_NO_PROXY",
+				     NULL};
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+	g_autoptr(GHashTable) env = g_hash_table_new(g_str_hash, g_str_equal);
+	const gchar *url;
+
+	for (guint i = 0; lines[i] != NULL; i++) {
+		gchar *eq = strchr(lines[i], '=');
+		if (eq == NULL)
+			continue;
+		*eq = '\0';
+		g_hash_table_insert(env, lines[i], eq + 1);
+	}
+	url = g_hash_table_lookup(env, "HTTP_PROXY");
+	g_assert_nonnull(url);
+	g_assert_true(g_regex_match_simple("^http://127\\.0\\.0\\.1:\\d+$", url, 0, 0));
+	for (guint i = 0; proxies[i] != NULL; i++)
+		g_assert_cmpstr(g_hash_table_lookup(env, proxies[i]), ==, url);
+	for (guint i = 0; no_proxies[i] != NULL; i++)
+		g_assert_cmpstr(g_hash_table_lookup(env, no_proxies[i]),
+				==,
+				allow_local ? "localhost,127.0.0.1,::1,10.0.0.0/8,172.16.0.0/12,"
+					      "192.168.0.0/16"
+					    : "");
+	g_assert_cmpstr(g_hash_table_lookup(env, "CODEX_NETWORK_PROXY_ACTIVE"), ==, "1");
+	g_assert_cmpstr(g_hash_table_lookup(env, "CODEX_NETWORK_ALLOW_LOCAL_BINDING"),
+			==,
+			allow_local ? "1" : "0");
+	g_assert_cmpstr(g_hash_table_lookup(env, "NODE_USE_ENV_PROXY"), ==, "1");
+	g_assert_cmpstr(g_hash_table_lookup(env, "ELECTRON_GET_USE_PROXY"), ==, "true");
+	/* the request's own variables stay */
+	g_assert_cmpstr(g_hash_table_lookup(env, "ESD_KEEP"), ==, "kept");
+	g_assert_cmpstr(g_hash_table_lookup(env, "PATH"), ==, "/usr/bin:/bin");
+	/* PATH, ESD_KEEP, the shell's PWD and what the proxy injects: nothing else */
+	g_assert_cmpuint(g_hash_table_size(env), ==, 3 + 25 + 5 + 4);
+}
+
+static void
+test_env(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *local = proxy_member(TRUE, "full", NULL, NULL);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *out_local = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "env", "env", member);
+	out = fixture_output(fx, "env");
+	assert_env(out, FALSE);
+	fixture_start(fx, "env-local", "env", local);
+	out_local = fixture_output(fx, "env-local");
+	assert_env(out_local, TRUE);
+}
+
+/* an explicitly allowed local literal is forwarded, as origin form, without hop headers */
+static void
+test_allowed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/path?q=1", fx->target.port);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *other = NULL;
+	g_autofree gchar *out_other = NULL;
+	g_autofree gchar *out_refused = NULL;
+	g_autofree gchar *head = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	out = fixture_curl(fx, "p1", member, args);
+	g_assert_cmpstr(out, ==, "target GET /path?q=1\ncode=200 exit=0\n");
+	head = target_last_head(&fx->target);
+	g_assert_true(g_str_has_prefix(head, "GET /path?q=1 HTTP/1.1\r\n"));
+	g_assert_null(strstr(head, "Proxy-Connection"));
+	g_assert_nonnull(strstr(head, "\r\nConnection: close\r\n"));
+	decisions = fixture_decisions(fx, "p1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	assert_decision(decisions->pdata[0],
+			"p1",
+			"allow",
+			"baseline_policy",
+			"allow",
+			"http",
+			"127.0.0.1",
+			fx->target.port,
+			"GET");
+	/* a Host header that names another host (a virtual host's) is refused, as on the reference
+	 */
+	other = g_strdup_printf("-H 'Host: other.test' %s", args);
+	out_other = fixture_curl(fx, "p2", member, other);
+	g_assert_cmpstr(out_other,
+			==,
+			"Host header does not match request target\ncode=400 exit=0\n");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	/* an allowed destination that refuses the connection: 502, as on the reference */
+	out_refused = fixture_curl(fx, "p3", member, "http://127.0.0.1:1/");
+	g_assert_cmpstr(out_refused, ==, "upstream failure\ncode=502 exit=0\n");
+}
+
+/* a local destination nobody allowed: 403 with the reference's body */
+static void
+test_blocked_local(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/x", fx->target.port);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	out = fixture_curl(fx, "p1", member, args);
+	expected = g_strdup_printf(
+	    "{\"status\":\"blocked\",\"host\":\"127.0.0.1\",\"reason\":\"not_allowed_local\","
+	    "\"decision\":\"deny\",\"source\":\"baseline_policy\",\"protocol\":\"http\","
+	    "\"port\":%u,\"message\":\"Sandbox policy blocks local/private network "
+	    "addresses.\"}\ncode=403 exit=0\n",
+	    fx->target.port);
+	g_assert_cmpstr(out, ==, expected);
+	g_assert_cmpuint(target_count(&fx->target), ==, 0);
+	decisions = fixture_decisions(fx, "p1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	assert_decision(decisions->pdata[0],
+			"p1",
+			"deny",
+			"baseline_policy",
+			"not_allowed_local",
+			"http",
+			"127.0.0.1",
+			fx->target.port,
+			"GET");
+}
+
+/* Codex's wildcards: `**.` covers the apex, `*.` only subdomains; deny wins; unlisted names */
+static void
+test_patterns(Fixture *fx, gconstpointer user_data)
+{
+	const struct {
+		const gchar *domains;
+		const gchar *host;
+		const gchar *reason;
+	} cases[] = {
+	    {"{\"**.localhost\":\"allow\"}", "localhost", "allow"},
+	    {"{\"*.localhost\":\"allow\"}", "localhost", "not_allowed_local"},
+	    {"{\"*\":\"allow\"}", "LocalHost.", "allow"},
+	    {"{\"**.localhost\":\"allow\",\"localhost\":\"deny\"}", "localhost", "denied"},
+	    {"{\"localhost\":\"none\"}", "localhost", "not_allowed_local"},
+	    {"{\"localhost\":\"allow\"}", "unlisted.test", "not_allowed"},
+	};
+
+	if (fixture_skip(fx))
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *id = g_strdup_printf("p%u", i);
+		g_autofree gchar *member = proxy_member(FALSE, "full", cases[i].domains, NULL);
+		g_autofree gchar *args =
+		    g_strdup_printf("http://%s:%u/w", cases[i].host, fx->target.port);
+		g_autofree gchar *out = fixture_curl(fx, id, member, args);
+		g_autoptr(GPtrArray) decisions = fixture_decisions(fx, id);
+
+		g_test_message("%s %s: %s", cases[i].domains, cases[i].host, out);
+		g_assert_cmpuint(decisions->len, ==, 1);
+		g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[0], "reason"),
+				==,
+				cases[i].reason);
+		g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[0], "host"),
+				==,
+				g_str_equal(cases[i].host, "LocalHost.") ? "localhost"
+									 : cases[i].host);
+		if (g_str_equal(cases[i].reason, "allow")) {
+			g_assert_cmpstr(out, ==, "target GET /w\ncode=200 exit=0\n");
+		} else {
+			g_assert_true(g_str_has_suffix(out, "\ncode=403 exit=0\n"));
+			g_assert_nonnull(strstr(out, cases[i].reason));
+		}
+	}
+	g_assert_cmpuint(target_count(&fx->target), ==, 2);
+}
+
+/* a name that resolves only to local addresses, that is no local literal; NULL if none */
+static gchar *
+local_name(void)
+{
+	const gchar *candidates[] = {g_get_host_name(),
+				     "localhost.localdomain",
+				     "ip6-localhost",
+				     NULL};
+	g_autoptr(GResolver) resolver = g_resolver_get_default();
+
+	for (guint i = 0; candidates[i] != NULL; i++) {
+		g_autoptr(GInetAddress) literal = g_inet_address_new_from_string(candidates[i]);
+		GList *addresses;
+		gboolean local = TRUE;
+
+		if (literal != NULL || g_str_has_suffix(candidates[i], "localhost") ||
+		    strchr(candidates[i], '.') != NULL)
+			continue;
+		addresses = g_resolver_lookup_by_name(resolver, candidates[i], NULL, NULL);
+		if (addresses == NULL)
+			continue;
+		for (GList *l = addresses; l != NULL; l = l->next)
+			local = local && (g_inet_address_get_is_loopback(l->data) ||
+					  g_inet_address_get_is_site_local(l->data) ||
+					  g_inet_address_get_is_link_local(l->data));
+		g_resolver_free_addresses(addresses);
+		if (local)
+			return g_strdup(candidates[i]);
+	}
+	return NULL;
+}
+
+/* an allowed name that resolves to a local address is still refused: the address counts */
+static void
+test_resolves_local(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *name = local_name();
+	g_autofree gchar *domains = NULL;
+	g_autofree gchar *member = NULL;
+	g_autofree gchar *member_local = NULL;
+	g_autofree gchar *args = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *out_local = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	if (name == NULL) {
+		g_test_skip("no host name resolves to a local address here");
+		return;
+	}
+	domains = g_strdup_printf("{\"%s\":\"allow\"}", name);
+	member = proxy_member(FALSE, "full", domains, NULL);
+	args = g_strdup_printf("--noproxy '' -x \"$HTTP_PROXY\" http://%s:%u/r",
+			       name,
+			       fx->target.port);
+	out = fixture_curl(fx, "p1", member, args);
+	g_assert_true(g_str_has_suffix(out, "\ncode=403 exit=0\n"));
+	decisions = fixture_decisions(fx, "p1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	assert_decision(decisions->pdata[0],
+			"p1",
+			"deny",
+			"baseline_policy",
+			"not_allowed_local",
+			"http",
+			name,
+			fx->target.port,
+			"GET");
+	g_assert_cmpuint(target_count(&fx->target), ==, 0);
+	/* allowLocalBinding lets it through */
+	member_local = proxy_member(TRUE, "full", domains, NULL);
+	out_local = fixture_curl(fx, "p2", member_local, args);
+	g_assert_cmpstr(out_local, ==, "target GET /r\ncode=200 exit=0\n");
+}
+
+/* limited mode: GET, HEAD and OPTIONS only; no tunnels */
+static void
+test_limited(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member =
+	    proxy_member(FALSE, "limited", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *get = g_strdup_printf("http://127.0.0.1:%u/g", fx->target.port);
+	g_autofree gchar *post = g_strdup_printf("-d x http://127.0.0.1:%u/p", fx->target.port);
+	g_autofree gchar *tunnel = g_strdup_printf("-p http://127.0.0.1:%u/t", fx->target.port);
+	g_autofree gchar *out_get = NULL;
+	g_autofree gchar *out_post = NULL;
+	g_autofree gchar *out_tunnel = NULL;
+	g_autoptr(GPtrArray) post_decisions = NULL;
+	g_autoptr(GPtrArray) tunnel_decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	out_get = fixture_curl(fx, "get", member, get);
+	g_assert_cmpstr(out_get, ==, "target GET /g\ncode=200 exit=0\n");
+	out_post = fixture_curl(fx, "post", member, post);
+	g_assert_nonnull(strstr(out_post, "\"reason\":\"method_not_allowed\""));
+	g_assert_nonnull(strstr(out_post, "\"message\":\"Method not allowed in limited mode.\""));
+	g_assert_true(g_str_has_suffix(out_post, "\ncode=403 exit=0\n"));
+	post_decisions = fixture_decisions(fx, "post");
+	g_assert_cmpuint(post_decisions->len, ==, 2);
+	assert_decision(post_decisions->pdata[0],
+			"post",
+			"allow",
+			"baseline_policy",
+			"allow",
+			"http",
+			"127.0.0.1",
+			fx->target.port,
+			"POST");
+	assert_decision(post_decisions->pdata[1],
+			"post",
+			"deny",
+			"mode_guard",
+			"method_not_allowed",
+			"http",
+			"127.0.0.1",
+			fx->target.port,
+			"POST");
+	out_tunnel = fixture_curl(fx, "tunnel", member, tunnel);
+	g_assert_cmpstr(out_tunnel, ==, "\ncode=000 exit=56\n");
+	tunnel_decisions = fixture_decisions(fx, "tunnel");
+	g_assert_cmpuint(tunnel_decisions->len, ==, 2);
+	assert_decision(tunnel_decisions->pdata[1],
+			"tunnel",
+			"deny",
+			"mode_guard",
+			"mitm_required",
+			"https_connect",
+			"127.0.0.1",
+			fx->target.port,
+			"CONNECT");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+}
+
+/* CONNECT: an allowed tunnel carries the bytes; a blocked one fails at the proxy */
+static void
+test_connect(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *allowed = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *blocked = proxy_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *args = g_strdup_printf("-p http://127.0.0.1:%u/t", fx->target.port);
+	g_autofree gchar *verbose =
+	    g_strdup_printf("-v -p http://127.0.0.1:%u/t 2>&1 | grep -E '^< |^code='",
+			    fx->target.port);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *out_blocked = NULL;
+	g_autofree gchar *head = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	out = fixture_curl(fx, "p1", allowed, args);
+	g_assert_cmpstr(out, ==, "target GET /t\ncode=200 exit=0\n");
+	/* the origin-form request went through the tunnel untouched */
+	head = target_last_head(&fx->target);
+	g_assert_true(g_str_has_prefix(head, "GET /t HTTP/1.1\r\n"));
+	decisions = fixture_decisions(fx, "p1");
+	assert_decision(decisions->pdata[0],
+			"p1",
+			"allow",
+			"baseline_policy",
+			"allow",
+			"https_connect",
+			"127.0.0.1",
+			fx->target.port,
+			"CONNECT");
+	out_blocked = fixture_curl(fx, "p2", blocked, verbose);
+	g_test_message("%s", out_blocked);
+	g_assert_true(g_str_has_prefix(out_blocked, "< HTTP/1.1 403 Forbidden\r\n"));
+	g_assert_nonnull(strstr(out_blocked, "< content-type: text/plain\r\n"));
+	g_assert_nonnull(strstr(out_blocked, "< x-proxy-error: blocked-by-allowlist\r\n"));
+	g_assert_nonnull(strstr(out_blocked, "\ncode=000"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+}
+
+/* the decider: asked only for non-local unlisted hosts; its answers; the baseline after it */
+static void
+test_decider(Fixture *fx, gconstpointer user_data)
+{
+	const struct {
+		const gchar *answer;
+		const gchar *decision;
+		const gchar *source;
+		const gchar *reason;
+		const gchar *message;
+	} cases[] = {
+	    {"{\"decision\":{\"type\":\"deny\",\"reason\":\"nope\"}}",
+	     "deny",
+	     "decider",
+	     "nope",
+	     "Request blocked by network policy."},
+	    {"{\"decision\":{\"type\":\"ask\",\"reason\":\"hmm\"}}",
+	     "ask",
+	     "decider",
+	     "hmm",
+	     "Request blocked by network policy."},
+	    {"{\"decision\":{\"type\":\"bogus\"}}",
+	     "deny",
+	     "decider",
+	     "not_allowed",
+	     "Domain not in allowlist."},
+	    {"{\"decision\":{\"type\":\"deny\"}}",
+	     "deny",
+	     "decider",
+	     "not_allowed",
+	     "Domain not in allowlist."},
+	    {"[]", "deny", "decider", "not_allowed", "Domain not in allowlist."},
+	    /* allowed, then the name does not resolve: the baseline still applies */
+	    {"{\"decision\":{\"type\":\"allow\"}}",
+	     "deny",
+	     "baseline_policy",
+	     "not_allowed_local",
+	     "Sandbox policy blocks local/private network addresses."},
+	};
+	g_autofree gchar *member = proxy_member(FALSE,
+						"full",
+						"{\"denied.test\":\"deny\"}",
+						"\"policyDecisionTimeoutMs\":3000");
+	g_autofree gchar *local_member =
+	    proxy_member(TRUE, "full", NULL, "\"policyDecisionTimeoutMs\":3000");
+	g_autofree gchar *out_local = NULL;
+	g_autofree gchar *local_args = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *id = g_strdup_printf("d%u", i);
+		g_autofree gchar *out = NULL;
+		g_autofree gchar *expected = NULL;
+		g_autofree gchar *request = NULL;
+		g_autoptr(GPtrArray) d = NULL;
+		JsonNode *ask;
+
+		fx->answer = cases[i].answer;
+		out = fixture_curl(fx, id, member, "http://decide.invalid/x");
+		expected = g_strdup_printf(
+		    "{\"status\":\"blocked\",\"host\":\"decide.invalid\",\"reason\":\"%s\","
+		    "\"decision\":\"%s\",\"source\":\"%s\",\"protocol\":\"http\",\"port\":80,"
+		    "\"message\":\"%s\"}\ncode=403 exit=0\n",
+		    cases[i].reason,
+		    cases[i].decision,
+		    cases[i].source,
+		    cases[i].message);
+		g_assert_cmpstr(out, ==, expected);
+		g_assert_cmpuint(fx->asks->len, ==, i + 1);
+		ask = g_ptr_array_index(fx->asks, i);
+		g_assert_cmpint(esd_test_json_get_int(ask, "id"), >, 0);
+		request =
+		    g_strdup_printf("{\"processId\":\"%s\",\"request\":{\"protocol\":\"http\","
+				    "\"host\":\"decide.invalid\",\"port\":80}}",
+				    id);
+		esd_assert_json_node_eq(esd_test_json_get(ask, "params"), request);
+		d = fixture_decisions(fx, id);
+		g_assert_cmpuint(d->len, ==, 1);
+		assert_decision(d->pdata[0],
+				id,
+				cases[i].decision,
+				cases[i].source,
+				cases[i].reason,
+				"http",
+				"decide.invalid",
+				80,
+				"GET");
+	}
+	/* neither a listed deny nor a local literal is asked about */
+	fx->answer = "{\"decision\":{\"type\":\"allow\"}}";
+	g_free(fixture_curl(fx, "listed", member, "http://denied.test/"));
+	g_free(fixture_curl(fx, "literal", member, "http://127.0.0.1:9/"));
+	g_assert_cmpuint(fx->asks->len, ==, G_N_ELEMENTS(cases));
+	/* with local binding allowed, the decider's allow reaches the target */
+	local_args = g_strdup_printf("--noproxy '' -x \"$HTTP_PROXY\" http://localhost:%u/ok",
+				     fx->target.port);
+	out_local = fixture_curl(fx, "allowed", local_member, local_args);
+	g_assert_cmpstr(out_local, ==, "target GET /ok\ncode=200 exit=0\n");
+	g_assert_cmpuint(fx->asks->len, ==, G_N_ELEMENTS(cases) + 1);
+	decisions = fixture_decisions(fx, "allowed");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	assert_decision(decisions->pdata[0],
+			"allowed",
+			"allow",
+			"decider",
+			"allow",
+			"http",
+			"localhost",
+			fx->target.port,
+			"GET");
+}
+
+/* no answer: deny, once the timeout and the reference's five seconds have passed */
+static void
+test_decider_silent(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member =
+	    proxy_member(FALSE, "full", NULL, "\"policyDecisionTimeoutMs\":200");
+	g_autofree gchar *out = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	gint64 start = g_get_monotonic_time();
+
+	if (fixture_skip(fx))
+		return;
+	fx->answer = NULL;
+	out = fixture_curl(fx, "p1", member, "http://silent.invalid/");
+	g_assert_cmpint(g_get_monotonic_time() - start, >=, 5200 * 1000);
+	g_assert_nonnull(strstr(out,
+				"\"reason\":\"not_allowed\",\"decision\":\"deny\","
+				"\"source\":\"decider\""));
+	g_assert_cmpuint(fx->asks->len, ==, 1);
+	decisions = fixture_decisions(fx, "p1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+}
+
+static gchar *
+raw_request(guint16 port, const gchar *request);
+static guint16
+fixture_proxy_port(Fixture *fx, const gchar *id);
+
+/* `{"proxy": {... enableSocks5: true ...}}` */
+static gchar *
+socks_member(const gchar *mode, const gchar *domains, const gchar *extra)
+{
+	g_autofree gchar *member = proxy_member(FALSE, mode, domains, extra);
+	GString *out = g_string_new(member);
+
+	g_string_replace(out, "\"enableSocks5\":false", "\"enableSocks5\":true", 1);
+	return g_string_free(out, FALSE);
+}
+
+/* SOCKS5 TCP: its own port in ALL_PROXY, the same policy, no method, limited mode refuses it */
+static void
+test_socks(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *allowed = socks_member("full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *blocked = socks_member("full", NULL, "\"policyDecisionTimeoutMs\":3000");
+	g_autofree gchar *limited = socks_member("limited", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *udp = socks_member("full", NULL, NULL);
+	g_autofree gchar *udp_params = NULL;
+	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/s", fx->target.port);
+	g_autofree gchar *args = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *env = NULL;
+	g_autofree gchar *out_local = NULL;
+	g_autofree gchar *out_decided = NULL;
+	g_autofree gchar *out_limited = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	g_autoptr(GPtrArray) local = NULL;
+	g_autoptr(GPtrArray) limited_decisions = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	g_autofree gchar *stranger = NULL;
+	JsonNode *decision;
+	GString *udp_text;
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "env", "echo \"$ALL_PROXY $all_proxy $FTP_PROXY $HTTP_PROXY\"", allowed);
+	env = fixture_output(fx, "env");
+	g_assert_true(g_regex_match_simple("^(socks5h://127\\.0\\.0\\.1:\\d+) \\1 \\1 "
+					   "http://127\\.0\\.0\\.1:\\d+\n$",
+					   env,
+					   0,
+					   0));
+	/* a local process outside the tree gets no answer to its greeting */
+	fixture_start(fx, "held", "echo \"$ALL_PROXY\"; exec sleep 60", allowed);
+	port = fixture_proxy_port(fx, "held");
+	stranger = raw_request(port, "\x05\x01");
+	g_assert_cmpstr(stranger, ==, "");
+	json_node_unref(fixture_call(fx, "process/terminate", "{\"processId\":\"held\"}"));
+	args =
+	    g_strdup_printf("--socks5-hostname \"${ALL_PROXY#socks5h://}\" --noproxy '' %s", url);
+	out = fixture_curl(fx, "p1", allowed, args);
+	g_assert_cmpstr(out, ==, "target GET /s\ncode=200 exit=0\n");
+	decisions = fixture_decisions(fx, "p1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	decision = decisions->pdata[0];
+	/* as the reference: no method member for SOCKS */
+	g_assert_null(esd_test_json_get(decision, "method"));
+	g_assert_cmpstr(esd_test_json_get_string(decision, "protocol"), ==, "socks5_tcp");
+	g_assert_cmpstr(esd_test_json_get_string(decision, "decision"), ==, "allow");
+
+	/* a local literal: refused (curl: 97, "connection not allowed by ruleset") */
+	out_local = fixture_curl(fx, "p2", blocked, args);
+	g_assert_cmpstr(out_local, ==, "\ncode=000 exit=97\n");
+	local = fixture_decisions(fx, "p2");
+	g_assert_cmpuint(local->len, ==, 1);
+	g_assert_cmpstr(esd_test_json_get_string(local->pdata[0], "reason"),
+			==,
+			"not_allowed_local");
+
+	/* the decider is asked with protocol socks5_tcp */
+	fx->answer = "{\"decision\":{\"type\":\"deny\",\"reason\":\"no socks\"}}";
+	g_free(args);
+	args = g_strdup_printf("--socks5-hostname \"${ALL_PROXY#socks5h://}\" --noproxy '' "
+			       "http://decide.invalid/");
+	out_decided = fixture_curl(fx, "p3", blocked, args);
+	g_assert_cmpstr(out_decided, ==, "\ncode=000 exit=97\n");
+	g_assert_cmpuint(fx->asks->len, ==, 1);
+	esd_assert_json_node_eq(esd_test_json_get(g_ptr_array_index(fx->asks, 0), "params"),
+				"{\"processId\":\"p3\",\"request\":{\"protocol\":\"socks5_tcp\","
+				"\"host\":\"decide.invalid\",\"port\":80}}");
+
+	/* limited mode: refused before the domain is looked at */
+	g_free(args);
+	args =
+	    g_strdup_printf("--socks5-hostname \"${ALL_PROXY#socks5h://}\" --noproxy '' %s", url);
+	out_limited = fixture_curl(fx, "p4", limited, args);
+	g_assert_cmpstr(out_limited, ==, "\ncode=000 exit=97\n");
+	limited_decisions = fixture_decisions(fx, "p4");
+	g_assert_cmpuint(limited_decisions->len, ==, 1);
+	g_assert_cmpstr(esd_test_json_get_string(limited_decisions->pdata[0], "source"),
+			==,
+			"mode_guard");
+	g_assert_cmpstr(esd_test_json_get_string(limited_decisions->pdata[0], "reason"),
+			==,
+			"method_not_allowed");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+
+	/* UDP associate is not shipped: refused, not ignored */
+	udp_text = g_string_new(udp);
+	g_string_replace(udp_text, "\"enableSocks5Udp\":false", "\"enableSocks5Udp\":true", 1);
+	udp_params = start_params("udp", "true", udp_text->str);
+	g_string_free(udp_text, TRUE);
+	reply = fixture_call(fx, "process/start", udp_params);
+	g_assert_cmpstr(esd_test_json_get_string(reply, "error.message"),
+			==,
+			"invalid network proxy config: SOCKS5 UDP is not supported");
+}
+
+/* a `sandbox` member: the root readable, nothing writable, @network */
+static gchar *
+sandbox_member(const gchar *network)
+{
+	return g_strdup_printf(
+	    "\"sandbox\":{\"permissions\":{\"type\":\"managed\",\"file_system\":{\"type\":"
+	    "\"restricted\",\"entries\":[{\"path\":{\"type\":\"special\",\"value\":{\"kind\":"
+	    "\"root\"}},\"access\":\"read\"}]},\"network\":\"%s\"},\"windowsSandboxLevel\":"
+	    "\"disabled\"}",
+	    network);
+}
+
+static gchar *
+fixture_curl_sandboxed(Fixture *fx,
+		       const gchar *id,
+		       const gchar *proxy,
+		       const gchar *network,
+		       const gchar *script)
+{
+	g_autofree gchar *sandbox = sandbox_member(network);
+	g_autofree gchar *member = g_strdup_printf("%s,%s", proxy, sandbox);
+	g_autofree gchar *params = start_params(id, script, member);
+	g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
+
+	g_assert_cmpstr(esd_test_json_get_string(reply, "result.sandboxType"), ==, "linuxSeccomp");
+	return fixture_output(fx, id);
+}
+
+/*
+ * Sandboxed: with the network enabled the command's requests go through its
+ * proxy (the tree check sees through bwrap); under a restricted network
+ * neither the proxy nor a direct dial reaches anything: the sandbox gives a
+ * restricted command no way into the network, the proxy included.
+ */
+static void
+test_sandboxed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *bwrap = g_find_program_in_path("bwrap");
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/sb", fx->target.port);
+	g_autofree gchar *script = curl(url);
+	g_autofree gchar *direct = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *out_restricted = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	if (bwrap == NULL) {
+		g_test_skip("bwrap is not installed");
+		return;
+	}
+	out = fixture_curl_sandboxed(fx, "open", member, "enabled", script);
+	g_assert_cmpstr(out, ==, "target GET /sb\ncode=200 exit=0\n");
+	decisions = fixture_decisions(fx, "open");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	/* through the proxy, and a command that ignores the proxy variables: both stopped */
+	direct = g_strdup_printf("%s; curl -s --max-time 5 --noproxy '*' %s; echo \" direct=$?\"",
+				 script,
+				 url);
+	out_restricted = fixture_curl_sandboxed(fx, "closed", member, "restricted", direct);
+	g_assert_cmpstr(out_restricted, ==, "\ncode=000 exit=7\n direct=7\n");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+}
+
+/* the port of the proxy of a running process, from its output */
+static guint16
+fixture_proxy_port(Fixture *fx, const gchar *id)
+{
+	JsonNode *note = fixture_wait_note(fx, "process/output", id);
+	gsize len = 0;
+	g_autofree guchar *data =
+	    g_base64_decode(esd_test_json_get_string(note, "params.chunk"), &len);
+	g_autofree gchar *text = g_strndup((const gchar *)data, len);
+	const gchar *colon = strrchr(text, ':');
+
+	g_assert_nonnull(colon);
+	return (guint16)g_ascii_strtoull(colon + 1, NULL, 10);
+}
+
+static gboolean
+port_is_open(guint16 port)
+{
+	g_autoptr(GSocketClient) client = g_socket_client_new();
+	g_autoptr(GSocketConnection) conn =
+	    g_socket_client_connect_to_host(client, "127.0.0.1", port, NULL, NULL);
+	return conn != NULL;
+}
+
+static void
+assert_port_closes(guint16 port)
+{
+	for (guint i = 0; i < 400 && port_is_open(port); i++)
+		g_usleep(25000);
+	g_assert_false(port_is_open(port));
+}
+
+/* the listener goes with the process: when it closes, and when it is terminated */
+static void
+test_lifecycle(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	g_autoptr(JsonNode) reply = NULL;
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "short", "echo \"$HTTP_PROXY\"; sleep 0.3", member);
+	port = fixture_proxy_port(fx, "short");
+	g_assert_true(port_is_open(port));
+	g_free(fixture_output(fx, "short"));
+	assert_port_closes(port);
+
+	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
+	port = fixture_proxy_port(fx, "long");
+	g_assert_true(port_is_open(port));
+	reply = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	g_free(fixture_output(fx, "long"));
+	assert_port_closes(port);
+}
+
+/* what a local process outside the tree gets from a raw request to the port */
+static gchar *
+raw_request(guint16 port, const gchar *request)
+{
+	g_autoptr(GSocketClient) client = g_socket_client_new();
+	g_autoptr(GSocketConnection) conn =
+	    g_socket_client_connect_to_host(client, "127.0.0.1", port, NULL, NULL);
+	g_autoptr(GString) reply = g_string_new(NULL);
+	GInputStream *in;
+
+	g_assert_nonnull(conn);
+	g_assert_true(g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
+						request,
+						strlen(request),
+						NULL,
+						NULL,
+						NULL));
+	in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	while (TRUE) {
+		gchar buf[4096];
+		gssize n = g_input_stream_read(in, buf, sizeof(buf), NULL, NULL);
+		if (n <= 0)
+			break;
+		g_string_append_len(reply, buf, n);
+	}
+	return g_string_free(g_steal_pointer(&reply), FALSE);
+}
+
+/*
+ * Beyond the reference: a proxy serves its own process tree only, orphans
+ * of the tree included; any other local process is refused, even for a
+ * destination the policy allows.
+ */
+static void
+test_other_process(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *request = NULL;
+	g_autofree gchar *reply = NULL;
+	g_autofree gchar *url = NULL;
+	g_autofree gchar *orphan = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *script = NULL;
+	g_autoptr(JsonNode) done = NULL;
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
+	port = fixture_proxy_port(fx, "long");
+	request = g_strdup_printf("GET http://127.0.0.1:%u/other HTTP/1.1\r\nHost: "
+				  "127.0.0.1\r\n\r\n",
+				  fx->target.port);
+	reply = raw_request(port, request);
+	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 403 Forbidden\r\n"));
+	g_assert_true(g_str_has_suffix(reply, "\r\n\r\nthis proxy serves another process"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 0);
+	done = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
+	g_free(fixture_output(fx, "long"));
+
+	/* a background child outlives the shell that started it, and is still served */
+	url = g_strdup_printf("http://127.0.0.1:%u/orphan", fx->target.port);
+	orphan = curl(url);
+	script = g_strdup_printf("(sleep 0.3; %s) &", orphan);
+	fixture_start(fx, "orphan", script, member);
+	out = fixture_output(fx, "orphan");
+	g_assert_cmpstr(out, ==, "target GET /orphan\ncode=200 exit=0\n");
+}
+
+/* the client vanishes: once its session expires, its processes and their proxies go */
+static void
+test_client_vanishes(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
+	port = fixture_proxy_port(fx, "long");
+	g_assert_true(port_is_open(port));
+	esd_test_ws_client_abort(fx->client);
+	g_clear_object(&fx->client);
+	assert_port_closes(port);
+}
+
+/*
+ * allowUpstreamProxy: requests leave through the daemon's own HTTP proxy
+ * (its HTTP_PROXY, HTTPS_PROXY), with its credentials, after the policy;
+ * without the flag the daemon's proxy is ignored.
+ */
+static void
+test_upstream(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *direct = NULL;
+	g_autofree gchar *via = NULL;
+	g_autofree gchar *tunnel = NULL;
+	g_autofree gchar *blocked = NULL;
+	g_autofree gchar *head = NULL;
+	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/up", fx->target.port);
+	g_autofree gchar *tunnel_args =
+	    g_strdup_printf("-p http://127.0.0.1:%u/t", fx->target.port);
+	g_autofree gchar *expected = NULL;
+	GString *upstream;
+
+	if (fixture_skip(fx))
+		return;
+	direct = fixture_curl(fx, "direct", member, args);
+	g_assert_cmpstr(direct, ==, "target GET /up\ncode=200 exit=0\n");
+	upstream = g_string_new(member);
+	g_string_replace(upstream,
+			 "\"allowUpstreamProxy\":false",
+			 "\"allowUpstreamProxy\":true",
+			 1);
+	via = fixture_curl(fx, "via", upstream->str, args);
+	/* absolute form: the upstream proxy got the request */
+	expected = g_strdup_printf("target GET http://127.0.0.1:%u/up\ncode=200 exit=0\n",
+				   fx->target.port);
+	g_assert_cmpstr(via, ==, expected);
+	head = target_last_head(&fx->target);
+	g_assert_nonnull(strstr(head, "\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\n"));
+	g_clear_pointer(&head, g_free);
+	/* a tunnel is asked of the upstream with CONNECT (the target then answers it as HTTP) */
+	tunnel = fixture_curl(fx, "tunnel", upstream->str, tunnel_args);
+	head = target_last_head(&fx->target);
+	g_assert_true(g_str_has_prefix(head, "CONNECT 127.0.0.1:"));
+	g_assert_nonnull(strstr(head, "\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\n"));
+	/* the policy still comes first */
+	blocked = fixture_curl(fx, "blocked", upstream->str, "http://10.1.2.3/");
+	g_assert_true(g_str_has_suffix(blocked, "\ncode=403 exit=0\n"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 3);
+	g_string_free(upstream, TRUE);
+}
+
+/* the proxy lives in the daemon: killed, it leaves no listener behind */
+static void
+test_daemon_killed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
+	port = fixture_proxy_port(fx, "long");
+	g_assert_true(port_is_open(port));
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	g_assert_true(esd_test_daemon_wait_exit(fx->daemon, ESD_TEST_TIMEOUT_MS));
+	assert_port_closes(port);
+	/* nothing left to shut down */
+	g_clear_object(&fx->client);
+	g_clear_object(&fx->daemon);
+}
+
+int
+main(int argc, char **argv)
+{
+	const gchar *const transports[] = {"ws", "stdio"};
+
+	g_test_init(&argc, &argv, NULL);
+	for (guint i = 0; i < G_N_ELEMENTS(transports); i++) {
+#define ADD(name, func)                                                                            \
+	G_STMT_START                                                                               \
+	{                                                                                          \
+		g_autofree gchar *path_ =                                                          \
+		    g_strdup_printf("/execserverd/network-proxy/%s/%s", transports[i], name);      \
+		g_test_add(path_, Fixture, transports[i], fixture_setup, func, fixture_teardown);  \
+	}                                                                                          \
+	G_STMT_END
+		ADD("capability", test_capability);
+		ADD("invalid", test_invalid);
+		ADD("env", test_env);
+		ADD("allowed", test_allowed);
+		ADD("blocked-local", test_blocked_local);
+		ADD("patterns", test_patterns);
+		ADD("resolves-local", test_resolves_local);
+		ADD("limited", test_limited);
+		ADD("connect", test_connect);
+		ADD("socks", test_socks);
+		ADD("sandboxed", test_sandboxed);
+		ADD("decider", test_decider);
+		ADD("decider-silent", test_decider_silent);
+		ADD("lifecycle", test_lifecycle);
+		ADD("other-process", test_other_process);
+#undef ADD
+	}
+	g_test_add("/execserverd/network-proxy/stdio/upstream",
+		   Fixture,
+		   "upstream",
+		   fixture_setup,
+		   test_upstream,
+		   fixture_teardown);
+	g_test_add("/execserverd/network-proxy/ws/daemon-killed",
+		   Fixture,
+		   "ws",
+		   fixture_setup,
+		   test_daemon_killed,
+		   fixture_teardown);
+	g_test_add("/execserverd/network-proxy/ws/client-vanishes",
+		   Fixture,
+		   "ws-grace",
+		   fixture_setup,
+		   test_client_vanishes,
+		   fixture_teardown);
+	return g_test_run();
+}

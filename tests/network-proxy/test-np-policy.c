@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <string.h>
+
+#include "esd-np-config.h"
+#include "esd-np-policy.h"
+#include "esd-np-request.h"
+
+/*
+ * The network proxy's pure parts: host normalization, Codex's domain
+ * patterns, the local/private address ranges, the networkProxy checks and
+ * the request head parser.
+ */
+
+static void
+test_normalize(void)
+{
+	const struct {
+		const gchar *in;
+		const gchar *out;
+	} cases[] = {
+	    {"Example.COM", "example.com"},
+	    {"example.com.", "example.com"},
+	    {"[::1]", "::1"},
+	    {"", NULL},
+	    {".", NULL},
+	    {"a b", NULL},
+	    {"a/b", NULL},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *out = esd_np_policy_normalize_host(cases[i].in);
+		g_assert_cmpstr(out, ==, cases[i].out);
+	}
+}
+
+static void
+test_patterns(void)
+{
+	const struct {
+		const gchar *pattern;
+		const gchar *host;
+		gboolean match;
+	} cases[] = {
+	    {"*", "anything.test", TRUE},
+	    {"example.com", "example.com", TRUE},
+	    {"example.com", "www.example.com", FALSE},
+	    {"*.example.com", "www.example.com", TRUE},
+	    {"*.example.com", "a.b.example.com", TRUE},
+	    {"*.example.com", "example.com", FALSE},
+	    {"*.example.com", "badexample.com", FALSE},
+	    {"**.example.com", "example.com", TRUE},
+	    {"**.example.com", "www.example.com", TRUE},
+	    {"**.example.com", "wwwexample.com", FALSE},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_test_message("%s ~ %s", cases[i].pattern, cases[i].host);
+		g_assert_cmpint(esd_np_policy_pattern_matches(cases[i].pattern, cases[i].host),
+				==,
+				cases[i].match);
+	}
+	g_assert_false(esd_np_policy_pattern_is_valid(""));
+	g_assert_false(esd_np_policy_pattern_is_valid("*."));
+	g_assert_false(esd_np_policy_pattern_is_valid("**."));
+	g_assert_true(esd_np_policy_pattern_is_valid("*"));
+}
+
+static void
+test_addresses(void)
+{
+	const gchar *local[] = {"127.0.0.1",
+				"127.8.9.1",
+				"10.1.2.3",
+				"172.16.0.1",
+				"172.31.255.1",
+				"192.168.1.1",
+				"169.254.169.254",
+				"100.64.0.1",
+				"0.0.0.0",
+				"192.0.2.1",
+				"198.51.100.7",
+				"203.0.113.9",
+				"224.0.0.1",
+				"255.255.255.255",
+				"::1",
+				"::",
+				"fc00::1",
+				"fd12::1",
+				"fe80::1",
+				"ff02::1",
+				"::ffff:127.0.0.1",
+				"::ffff:10.0.0.1",
+				"2001:db8::1",
+				NULL};
+	const gchar *public[] = {"1.1.1.1",
+				 "8.8.8.8",
+				 "172.32.0.1",
+				 "192.169.0.1",
+				 "100.128.0.1",
+				 "2606:4700::1111",
+				 "::ffff:8.8.8.8",
+				 NULL};
+
+	for (guint i = 0; local[i] != NULL; i++) {
+		g_autoptr(GInetAddress) address = g_inet_address_new_from_string(local[i]);
+		g_test_message("%s", local[i]);
+		g_assert_nonnull(address);
+		g_assert_false(esd_np_policy_address_is_public(address));
+		g_assert_true(esd_np_policy_host_is_local_literal(local[i]));
+	}
+	for (guint i = 0; public[i] != NULL; i++) {
+		g_autoptr(GInetAddress) address = g_inet_address_new_from_string(public[i]);
+		g_test_message("%s", public[i]);
+		g_assert_true(esd_np_policy_address_is_public(address));
+		g_assert_false(esd_np_policy_host_is_local_literal(public[i]));
+	}
+	g_assert_true(esd_np_policy_host_is_local_literal("localhost"));
+	g_assert_true(esd_np_policy_host_is_local_literal("a.localhost"));
+	g_assert_false(esd_np_policy_host_is_local_literal("example.com"));
+}
+
+static EsdNpConfig *
+parse(const gchar *json, GError **error)
+{
+	g_autoptr(JsonNode) node = json_from_string(json, NULL);
+	return esd_np_config_parse(node, FALSE, error);
+}
+
+#define PROXY                                                                                      \
+	"\"enabled\":true,\"enableSocks5\":false,\"enableSocks5Udp\":false,"                       \
+	"\"allowUpstreamProxy\":false,\"dangerouslyAllowAllUnixSockets\":false,"                   \
+	"\"allowLocalBinding\":false"
+
+static void
+test_config(void)
+{
+	const struct {
+		const gchar *json;
+		const gchar *message;
+	} bad[] = {
+	    {"{}", "missing field `proxy`"},
+	    {"{\"proxy\":{}}", "missing field `enabled`"},
+	    {"{\"proxy\":{" PROXY "}}", "missing field `mode`"},
+	    {"{\"proxy\":{" PROXY ",\"mode\":\"x\"}}",
+	     "unknown variant `x`, expected `limited` or `full`"},
+	    {"{\"proxy\":{" PROXY ",\"mode\":\"full\"},\"policyDecisionTimeoutMs\":0}",
+	     "network policy decision callback timeout must be nonzero"},
+	    {"{\"proxy\":{" PROXY ",\"mode\":\"full\",\"domains\":[]}}",
+	     "invalid type: sequence, expected a map"},
+	    {"{\"proxy\":{" PROXY ",\"mode\":\"full\",\"domains\":{\"a\":\"maybe\"}}}",
+	     "unknown variant `maybe`, expected one of `none`, `allow`, `deny`"},
+	    {"{\"proxy\":{" PROXY ",\"mode\":\"full\",\"domains\":{\" \":\"allow\"}}}",
+	     "invalid network proxy config: domain pattern is empty"},
+	    {"{\"proxy\":{" PROXY ",\"mode\":\"full\",\"transparentTcp\":true}}",
+	     "transparent TCP requires a managed Linux sandbox"},
+	    {"{\"proxy\":{\"enabled\":false,\"enableSocks5\":false,\"enableSocks5Udp\":false,"
+	     "\"allowUpstreamProxy\":false,\"dangerouslyAllowAllUnixSockets\":false,"
+	     "\"allowLocalBinding\":false,\"mode\":\"full\"}}",
+	     "invalid network proxy config: executor-local network proxy launch requires an "
+	     "enabled "
+	     "proxy"},
+	};
+	g_autoptr(GError) error = NULL;
+	g_autoptr(EsdNpConfig) config = NULL;
+
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(GError) e = NULL;
+		g_autoptr(EsdNpConfig) c = parse(bad[i].json, &e);
+		g_test_message("%s", bad[i].json);
+		g_assert_null(c);
+		g_assert_error(e, ERPC_ERROR, ERPC_ERROR_INVALID_PARAMS);
+		g_assert_cmpstr(e->message, ==, bad[i].message);
+	}
+	config = parse("{\"proxy\":{" PROXY ",\"mode\":\"limited\",\"domains\":{\"*.A.test.\":"
+		       "\"allow\",\"b.a.test\":\"deny\",\"c.test\":\"none\"}},"
+		       "\"policyDecisionTimeoutMs\":1500}",
+		       &error);
+	g_assert_no_error(error);
+	g_assert_true(config->limited);
+	g_assert_cmpuint(config->decision_timeout_ms, ==, 1500);
+	g_assert_cmpint(esd_np_config_match(config, "x.a.test"), ==, ESD_NP_RULE_ALLOW);
+	/* deny wins */
+	g_assert_cmpint(esd_np_config_match(config, "b.a.test"), ==, ESD_NP_RULE_DENY);
+	g_assert_cmpint(esd_np_config_match(config, "a.test"), ==, ESD_NP_RULE_NONE);
+	g_assert_cmpint(esd_np_config_match(config, "c.test"), ==, ESD_NP_RULE_NONE);
+}
+
+static EsdNpRequest *
+request(const gchar *head)
+{
+	return esd_np_request_parse(head, strlen(head));
+}
+
+static void
+test_request(void)
+{
+	const gchar *bad[] = {
+	    "GET /x HTTP/1.1\r\nHost: a\r\n\r\n", /* origin form: not a proxy request */
+	    "GET https://a/ HTTP/1.1\r\n\r\n",	  /* only http:// is forwarded */
+	    "CONNECT a HTTP/1.1\r\n\r\n",	  /* CONNECT needs a port */
+	    "CONNECT a:0 HTTP/1.1\r\n\r\n",
+	    "CONNECT a:65536 HTTP/1.1\r\n\r\n",
+	    "GET http://a/ HTTP/2\r\n\r\n",
+	    "GET http://a/ HTTP/1.1\r\nno colon\r\n\r\n",
+	    "GET http://a/ HTTP/1.1\r\nBad Name: x\r\n\r\n",
+	    "G(T http://a/ HTTP/1.1\r\n\r\n",
+	    "GET  http://a/ HTTP/1.1\r\n\r\n",
+	    "GET http://a/\nX HTTP/1.1\r\n\r\n", /* a line break smuggled into the path */
+	    "GET http://a/\x01 HTTP/1.1\r\n\r\n",
+	    "GET http://a/ HTTP/1.1\r\nX: a\rb\r\n\r\n",
+	};
+	g_autoptr(EsdNpRequest) get = NULL;
+	g_autoptr(EsdNpRequest) connect = NULL;
+	g_autoptr(EsdNpRequest) v6 = NULL;
+	g_autofree gchar *head = NULL;
+	const gchar *text;
+
+	for (guint i = 0; i < G_N_ELEMENTS(bad); i++) {
+		g_autoptr(EsdNpRequest) r = request(bad[i]);
+		g_test_message("%s", bad[i]);
+		g_assert_null(r);
+	}
+	g_assert_cmpint(esd_np_request_find_end("GET ", 4), ==, -1);
+	text = "GET http://user@Example.com:8080/p?q=1#frag HTTP/1.1\r\nHost: example.com:8080\r\n"
+	       "Proxy-Connection: keep-alive\r\nProxy-Authorization: x\r\nConnection: keep-alive, "
+	       "X-Hop\r\nX-Hop: 1\r\nKeep-Alive: 5\r\nAccept: */*\r\n\r\nBODY";
+	g_assert_cmpint(esd_np_request_find_end(text, strlen(text)), ==, strlen(text) - 4);
+	get = esd_np_request_parse(text, strlen(text) - 4);
+	g_assert_nonnull(get);
+	g_assert_false(get->connect);
+	g_assert_cmpstr(get->host, ==, "Example.com");
+	g_assert_cmpuint(get->port, ==, 8080);
+	g_assert_cmpstr(get->path, ==, "/p?q=1");
+	g_assert_true(esd_np_request_host_matches(get));
+	head = esd_np_request_forward_head(get, FALSE);
+	g_assert_cmpstr(head,
+			==,
+			"GET /p?q=1 HTTP/1.1\r\nHost: example.com:8080\r\nAccept: */*\r\n"
+			"Connection: close\r\n\r\n");
+	g_clear_pointer(&head, g_free);
+
+	{
+		/* a Host other than the target's would route elsewhere at a virtual host */
+		const gchar *hosts[] = {"evil.test",
+					"example.com",
+					"example.com:80",
+					"example.com:x"};
+		for (guint i = 0; i < G_N_ELEMENTS(hosts); i++) {
+			g_autofree gchar *h = g_strdup_printf(
+			    "GET http://example.com:8080/ HTTP/1.1\r\nHost: %s\r\n\r\n",
+			    hosts[i]);
+			g_autoptr(EsdNpRequest) r = request(h);
+			g_assert_nonnull(r);
+			g_assert_false(esd_np_request_host_matches(r));
+		}
+	}
+
+	connect = request("CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n");
+	g_assert_nonnull(connect);
+	g_assert_true(connect->connect);
+	g_assert_cmpstr(connect->host, ==, "[::1]");
+	g_assert_cmpuint(connect->port, ==, 443);
+
+	/* no Host: one is added; an upgrade keeps its headers */
+	v6 = request(
+	    "GET http://a.test HTTP/1.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
+	g_assert_nonnull(v6);
+	g_assert_cmpstr(v6->path, ==, "/");
+	head = esd_np_request_forward_head(v6, FALSE);
+	g_assert_cmpstr(head,
+			==,
+			"GET / HTTP/1.1\r\nUpgrade: websocket\r\nHost: a.test\r\n"
+			"Connection: upgrade\r\n\r\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/network-proxy/normalize", test_normalize);
+	g_test_add_func("/network-proxy/patterns", test_patterns);
+	g_test_add_func("/network-proxy/addresses", test_addresses);
+	g_test_add_func("/network-proxy/config", test_config);
+	g_test_add_func("/network-proxy/request", test_request);
+	return g_test_run();
+}
