@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """The managed network proxy of execserverd against the reference, back to back.
 
 Each server is started over WebSocket (the reference with an empty

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* SPDX-FileCopyrightText: 2026 The execserverd authors */
 #pragma once
 
 #include <execrpc-plugin.h>
