@@ -351,7 +351,7 @@ erpc_sandbox_command_set_cwd(ErpcSandboxCommand *self, const gchar *cwd)
 /**
  * erpc_sandbox_command_take_fd:
  * @self: a command
- * @fd: (transfer full): a descriptor
+ * @fd: a descriptor, taken over by the command
  * @target_fd: the number the command gets it as: 0, 1 and 2 for its
  *   standard descriptors, or any number above
  *
