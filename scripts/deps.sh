@@ -8,7 +8,8 @@ packages="meson ninja-build pkg-config gcc libc6-dev binutils gettext
 libglib2.0-dev libglib2.0-bin libsoup-3.0-dev libjson-glib-dev libseccomp-dev libssl-dev
 bubblewrap dbus-daemon valgrind curl glib-networking clang-format git
 gobject-introspection libgirepository1.0-dev python3-gi gi-docgen gjs
-libyaml-dev g++ libtomlplusplus-dev socat openssh-client openssh-server"
+libyaml-dev g++ libtomlplusplus-dev socat openssh-client openssh-server
+dpkg-dev debhelper fakeroot lintian gnome-desktop-testing python3-yaml"
 if [ "${ESD_WITH_FUZZER:-0}" = 1 ]; then
 	packages="$packages clang libclang-rt-14-dev llvm"
 fi

@@ -94,11 +94,20 @@ if command -v npm >/dev/null 2>&1; then
 fi
 echo "codex-cli end-to-end: $e2e"
 
+# the Debian packages built, lintian-checked, installed on this machine, the
+# installed daemon and tests run, the packages purged (scripts/check-debs.sh);
+# in CI or with ESD_CHECK_PACKAGES=1, as root
+debian=skipped
+if { [ "${CI:-}" = true ] || [ "${ESD_CHECK_PACKAGES:-0}" = 1 ]; } && [ "$(id -u)" = 0 ]; then
+	if sh scripts/check-debs.sh build-deb; then debian=passed; else debian=failed; status=1; fi
+fi
+
 echo "source check: $source_check"
 echo "sdk: $sdk"
+echo "debian packages: $debian"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" --extra "check-source=$source_check" \
-	--extra "sdk=$sdk" \
+	--extra "sdk=$sdk" --extra "debian=$debian" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
 	build-asan/meson-logs/testlog.json $user_logs
 exit $status
