@@ -101,13 +101,17 @@ debian=skipped
 if { [ "${CI:-}" = true ] || [ "${ESD_CHECK_PACKAGES:-0}" = 1 ]; } && [ "$(id -u)" = 0 ]; then
 	if sh scripts/check-debs.sh build-deb; then debian=passed; else debian=failed; status=1; fi
 fi
+# the deployment example against this daemon's options (scripts/check-deploy.py)
+deploy=failed
+if /usr/bin/python3 scripts/check-deploy.py build-ci/server/execserverd; then deploy=passed; else status=1; fi
 
 echo "source check: $source_check"
 echo "sdk: $sdk"
 echo "debian packages: $debian"
+echo "deployment manifests: $deploy"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" --extra "check-source=$source_check" \
-	--extra "sdk=$sdk" --extra "debian=$debian" \
+	--extra "sdk=$sdk" --extra "debian=$debian" --extra "deploy=$deploy" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
 	build-asan/meson-logs/testlog.json $user_logs
 exit $status
