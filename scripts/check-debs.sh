@@ -92,7 +92,7 @@ daemon_pid=""
 
 step "installed tests"
 # G_MESSAGES_DEBUG from the runner makes every test log at debug level: to a file
-(cd "$workdir" && gnome-desktop-testing-runner --tap --timeout=300 \
+(cd "$workdir" && gnome-desktop-testing-runner --tap --timeout=180 \
 	--log-directory="$workdir/logs" execserverd) >"$workdir/tap" 2>&1 || status=$?
 grep -E '^(ok|not ok) .*\.test|^# SUMMARY' "$workdir/tap" >&2 || true
 if [ "${status:-0}" != 0 ]; then
