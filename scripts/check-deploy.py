@@ -7,16 +7,16 @@ arguments are all options of `execserverd --help-all`; its --listen port is
 a containerPort, probed by a readinessProbe on /readyz (HTTPS for wss://)
 and served by a Service; every file option (--ws-token-file, the TLS pair)
 names a key of a Secret mounted at that path; environments.toml has one
-entry per Service with its scheme and port, and so has
-execrpc-environments.conf; the Containerfile's CMD is the same command line. Then each Deployment's command
+entry per Service with its scheme and port (and execrpc reads it); the
+Containerfile's CMD is the same command line. Then each Deployment's command
 line is run for real on 127.0.0.1 (files replaced by temporary ones): the
 probe must answer 200, a WebSocket upgrade without the token 401 and with
 it 101.
 
-usage: check-deploy.py EXECSERVERD [DEPLOY-DIR]
+usage: check-deploy.py EXECSERVERD [DEPLOY-DIR] [EXECRPC]
+(with EXECRPC, environments.toml is also read by `execrpc --config FILE envs`)
 """
 import base64
-import configparser
 import glob
 import http.client
 import json
@@ -199,21 +199,17 @@ def check_environments(path, deployments):
             error(path, f"{entry['url']}: the Service port is {dep['port']}")
 
 
-def check_execrpc_config(path, deployments):
-    """the same environments as an ErpcEnvironmentManager key file"""
-    config = configparser.ConfigParser(interpolation=None)
-    config.read(path)
-    envs = {g[len("environment "):]: config[g] for g in config.sections()
-            if g.startswith("environment ")}
-    if config.get("execrpc", "default", fallback=None) not in envs:
-        error(path, "[execrpc] default is no environment")
+def check_with_execrpc(execrpc, path, deployments):
+    """the file as the client library reads it (Codex's schema, strictly)"""
+    result = subprocess.run([execrpc, "--config", path, "envs"], capture_output=True,
+                            text=True, timeout=30)
+    if result.returncode != 0:
+        error(path, f"execrpc envs refuses it: {result.stderr.strip()}")
+        return
     for dep in deployments:
         url = f"{dep['scheme']}://{dep['host']}:{dep['port']}"
-        entry = next((e for e in envs.values() if e.get("url") == url), None)
-        if entry is None:
-            error(path, f"no environment with url={url} (Deployment {dep['name']})")
-        elif "--ws-auth" in dep["parsed"] and "token-file" not in entry:
-            error(path, f"the environment of {url} has no token-file")
+        if url not in result.stdout:
+            error(path, f"execrpc envs does not list {url}")
 
 
 def check_containerfile(path, options, deployments):
@@ -317,6 +313,7 @@ def main():
     daemon = os.path.abspath(sys.argv[1]) if os.sep in sys.argv[1] else sys.argv[1]
     top = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     deploy_dir = sys.argv[2] if len(sys.argv) > 2 else os.path.join(top, "data", "deploy")
+    execrpc = os.path.abspath(sys.argv[3]) if len(sys.argv) > 3 else None
     options = daemon_options(daemon)
 
     docs = []
@@ -345,7 +342,8 @@ def main():
         if result is not None:
             checked.append(result)
     check_environments(os.path.join(deploy_dir, "environments.toml"), checked)
-    check_execrpc_config(os.path.join(deploy_dir, "execrpc-environments.conf"), checked)
+    if execrpc is not None:
+        check_with_execrpc(execrpc, os.path.join(deploy_dir, "environments.toml"), checked)
     check_containerfile(os.path.join(top, "Containerfile"), options, checked)
     for dep in checked:
         run_deployment(daemon, dep)

@@ -103,7 +103,8 @@ if { [ "${CI:-}" = true ] || [ "${ESD_CHECK_PACKAGES:-0}" = 1 ]; } && [ "$(id -u
 fi
 # the deployment example against this daemon's options (scripts/check-deploy.py)
 deploy=failed
-if /usr/bin/python3 scripts/check-deploy.py build-ci/server/execserverd; then deploy=passed; else status=1; fi
+if /usr/bin/python3 scripts/check-deploy.py build-ci/server/execserverd data/deploy \
+	build-ci/tools/execrpc; then deploy=passed; else status=1; fi
 
 echo "source check: $source_check"
 echo "sdk: $sdk"
