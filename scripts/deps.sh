@@ -3,6 +3,8 @@
 # SPDX-FileCopyrightText: 2026 The execserverd authors
 # Installs the Debian 12 packages execserverd needs to build, run and test.
 # Does nothing for packages already installed; needs root to install.
+# The last line: the Debian packages (scripts/check-debs.sh) and the
+# deployment check (scripts/check-deploy.py).
 set -eu
 
 packages="meson ninja-build pkg-config gcc libc6-dev binutils gettext
@@ -10,7 +12,9 @@ libglib2.0-dev libglib2.0-bin libsoup-3.0-dev libjson-glib-dev libseccomp-dev li
 bubblewrap dbus-daemon valgrind curl glib-networking clang-format git
 gobject-introspection libgirepository1.0-dev python3-gi gi-docgen gjs
 libyaml-dev g++ libtomlplusplus-dev socat openssh-client openssh-server
-help2man scdoc man-db groff-base bash-completion abigail-tools reuse"
+help2man scdoc man-db groff-base bash-completion abigail-tools reuse
+
+dpkg-dev debhelper fakeroot lintian gnome-desktop-testing python3-yaml systemd openssl"
 if [ "${ESD_WITH_FUZZER:-0}" = 1 ]; then
 	packages="$packages clang libclang-rt-14-dev llvm"
 fi

@@ -101,14 +101,28 @@ if command -v npm >/dev/null 2>&1; then
 fi
 echo "codex-cli end-to-end: $e2e"
 
+# the Debian packages built, lintian-checked, installed on this machine, the
+# installed daemon and tests run, the packages purged (scripts/check-debs.sh);
+# in CI or with ESD_CHECK_PACKAGES=1, as root
+debian=skipped
+if { [ "${CI:-}" = true ] || [ "${ESD_CHECK_PACKAGES:-0}" = 1 ]; } && [ "$(id -u)" = 0 ]; then
+	if sh scripts/check-debs.sh build-deb; then debian=passed; else debian=failed; status=1; fi
+fi
+# the deployment example against this daemon's options (scripts/check-deploy.py)
+deploy=failed
+if /usr/bin/python3 scripts/check-deploy.py build-ci/server/execserverd data/deploy \
+	build-ci/tools/execrpc; then deploy=passed; else status=1; fi
+
 echo "source check: $source_check"
 echo "sdk: $sdk"
 echo "install check: $install_check"
 echo "abi check: $abi_check"
+echo "debian packages: $debian"
+echo "deployment manifests: $deploy"
 
 python3 scripts/summarize-tests.py --extra "codex-cli=$e2e" --extra "check-source=$source_check" \
 	--extra "sdk=$sdk" --extra "check-install=$install_check" \
-	--extra "check-abi=$abi_check" \
+	--extra "check-abi=$abi_check" --extra "debian=$debian" --extra "deploy=$deploy" \
 	build-ci/meson-logs/testlog.json build-ci/meson-logs/valgrind-valgrind.json \
 	build-asan/meson-logs/testlog.json $user_logs
 exit $status

@@ -29,9 +29,12 @@ result_clear(Result *result)
 	memset(result, 0, sizeof(*result));
 }
 
+/* the build tree's, or $ESD_TEST_EXECRPC for the installed tests */
 static gchar *
 tool_path(void)
 {
+	if (g_getenv("ESD_TEST_EXECRPC") != NULL)
+		return g_strdup(g_getenv("ESD_TEST_EXECRPC"));
 	return g_test_build_filename(G_TEST_BUILT, "..", "tools", "execrpc", NULL);
 }
 
