@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Builds the Containerfile's image (localhost/execserverd:VERSION) from the
 # packages in OUTDIR (scripts/build-debs.sh) with the first container tool
 # that works here: podman, buildah, or docker with a reachable daemon. The

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # Builds the Debian binary packages as fwupd does: the tree (tracked and
 # untracked files, not ignored ones) copied to OUTDIR/execserverd-VERSION,
 # contrib/debian copied to debian/ there, dpkg-buildpackage -us -uc -b.

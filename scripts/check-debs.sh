@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 # The Debian packages as a distribution gets them: built from contrib/debian
 # (scripts/build-debs.sh, without the unit suite the rest of CI runs),
 # lintian at its default level (any error or warning fails), installed on

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# SPDX-FileCopyrightText: 2026 The execserverd authors
 """Checks the Kubernetes example of data/deploy/ against the daemon.
 
 Every manifest must parse; each Deployment runs one execserverd whose

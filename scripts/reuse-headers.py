@@ -26,11 +26,15 @@ STYLES = {
     ".js": ("// ", ""), ".md": ("<!-- ", " -->"), ".xml": ("<!-- ", " -->"),
     ".map": ("/* ", " */"), ".po": ("# ", ""), ".pot": ("# ", ""), ".dict": ("# ", ""),
     ".manifest": None, ".json": None, ".bin": None,
+    # debhelper and lintian files, desktop-entry style .test files
+    ".install": ("# ", ""), ".links": ("# ", ""), ".lintian-overrides": ("# ", ""),
+    ".test": ("# ", ""), ".dockerignore": ("# ", ""),
 }
 NAMES = {
     ".clang-format": ("# ", ""), ".gitignore": ("# ", ""), "LINGUAS": ("# ", ""),
     "POTFILES.in": ("# ", ""), "Containerfile": ("# ", ""), "run": ("# ", ""),
     "meson_options.txt": ("# ", ""), "control": ("# ", ""), "rules": ("# ", ""),
+    ".dockerignore": ("# ", ""), "installed-tests": ("# ", ""),
 }
 # covered by .reuse/dep5 instead: data without comments
 SKIP_PREFIXES = ("tests/fuzz/corpus/", "LICENSES/", "tests/data/corpus")
