@@ -233,9 +233,9 @@ test_detached(void)
 	esd_test_ws_client_close(client);
 	exited = g_strdup_printf("process long exited with code 0 after ");
 	wait_stderr(daemon, exited);
-	g_assert_nonnull(strstr(
-	    esd_test_daemon_get_stderr(daemon),
-	    g_strdup_printf("in session %s (thread " THREAD_ID ", tool call c-long)", session)));
+	attribution =
+	    g_strdup_printf("in session %s (thread " THREAD_ID ", tool call c-long)", session);
+	g_assert_nonnull(strstr(esd_test_daemon_get_stderr(daemon), attribution));
 }
 
 /* one journal record: field → value */
