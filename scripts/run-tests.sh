@@ -109,9 +109,11 @@ if { [ "${CI:-}" = true ] || [ "${ESD_CHECK_PACKAGES:-0}" = 1 ]; } && [ "$(id -u
 	if sh scripts/check-debs.sh build-deb; then debian=passed; else debian=failed; status=1; fi
 fi
 # the deployment example against this daemon's options (scripts/check-deploy.py)
+# (the build tree's daemon finds its plugins through meson devenv's variables)
 deploy=failed
-if /usr/bin/python3 scripts/check-deploy.py build-ci/server/execserverd data/deploy \
-	build-ci/tools/execrpc; then deploy=passed; else status=1; fi
+if (eval "$(meson devenv -C build-ci --dump | grep -E '^(export )?(ESD|EXECRPC)_')" &&
+	/usr/bin/python3 scripts/check-deploy.py build-ci/server/execserverd data/deploy \
+		build-ci/tools/execrpc); then deploy=passed; else status=1; fi
 
 echo "source check: $source_check"
 echo "sdk: $sdk"
