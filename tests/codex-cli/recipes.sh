@@ -10,7 +10,8 @@
 # usage: tests/codex-cli/recipes.sh [EXECSERVERD_BINARY]
 #   ws, stdio, socket (systemd-socket-activate + socat), ssh (a private sshd
 #   on loopback, as root only), CODEX_EXEC_SERVER_URL, and a daemon with
-#   --ws-auth reached with auth_bearer_token (and refusing a wrong one).
+#   --ws-auth reached with auth_bearer_token (and refusing a wrong one), the
+#   same over wss:// with a private CA.
 # environment: CODEX_BIN, NODE, KEEP_SCRATCH=1, VERBOSE=1, as run.sh.
 # exit status: 0 every recipe passed (or was skipped, with the reason), 1 a
 # recipe failed, 2 setup problem.
@@ -249,6 +250,31 @@ elif ! grep -q 'refusing the upgrade: invalid websocket bearer token' "$scratch/
     report token-wrong fail "the daemon did not log the refusal"
 else
     report token-wrong ok
+fi
+
+# wss with a token: the CLI checks the daemon's certificate against the
+# trust store that SSL_CERT_FILE names (here a private CA's)
+if command -v openssl >/dev/null; then
+    t=$scratch/wss-tls
+    mkdir -p "$t"
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+        -keyout "$t/ca-key.pem" -out "$t/ca.pem" -subj "/CN=recipes CA" \
+        -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+    openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+        -keyout "$t/key.pem" -out "$t/leaf.csr" -subj "/CN=127.0.0.1" 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' >"$t/ext.cnf"
+    openssl x509 -req -in "$t/leaf.csr" -CA "$t/ca.pem" -CAkey "$t/ca-key.pem" -CAcreateserial \
+        -out "$t/cert.pem" -days 2 -extfile "$t/ext.cnf" 2>/dev/null
+    mkdir -p "$scratch/wss"
+    "$daemon" -v --listen wss://127.0.0.1:0 --tls-certificate "$t/cert.pem" --tls-key "$t/key.pem" \
+        --ws-auth capability-token --ws-token-file "$scratch/token.txt" \
+        >"$scratch/wss/daemon.out" 2>"$scratch/wss/daemon.log" &
+    pids+=($!)
+    url=$(first_line "$scratch/wss/daemon.out" $!) || { echo "recipes.sh: the daemon did not start" >&2; exit 2; }
+    toml=$(recipe wss | sed -e "s|wss://devbox.example.org:8766|$url|" -e "s|the token of --ws-token-file|recipe-token|")
+    try wss run_codex wss "$toml" SSL_CERT_FILE="$t/ca.pem"
+else
+    report wss skip "needs openssl for a certificate"
 fi
 
 echo "recipes: $passed passed, $fails failed, $skipped skipped"
