@@ -13,7 +13,6 @@ bubblewrap dbus-daemon valgrind curl glib-networking clang-format git
 gobject-introspection libgirepository1.0-dev python3-gi gi-docgen gjs
 libyaml-dev g++ libtomlplusplus-dev socat openssh-client openssh-server
 help2man scdoc man-db groff-base bash-completion abigail-tools reuse
-
 dpkg-dev debhelper fakeroot lintian gnome-desktop-testing python3-yaml systemd openssl"
 if [ "${ESD_WITH_FUZZER:-0}" = 1 ]; then
 	packages="$packages clang libclang-rt-14-dev llvm"
@@ -23,6 +22,10 @@ missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
+# the Codex CLI end-to-end test needs npm; a machine may have its own
+# Node.js (whose nodejs package conflicts with Debian's npm): Debian's only
+# when there is none
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 [ -z "$missing" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
