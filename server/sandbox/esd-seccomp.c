@@ -35,6 +35,8 @@ typedef enum {
 	ESD_SECCOMP_COND_PERSONALITY, /* arg is not PER_LINUX, PER_LINUX32 or the query */
 	ESD_SECCOMP_COND_SOCK_TYPE,   /* AF_UNIX, (arg & 0xf) neither SOCK_STREAM nor SOCK_SEQPACKET
 				       */
+	ESD_SECCOMP_COND_NOT_INET,    /* arg is neither AF_INET nor AF_INET6 over all 64 bits */
+	ESD_SECCOMP_COND_INET_TYPE,   /* AF_INET or AF_INET6, (arg & 0xf) not SOCK_STREAM */
 } EsdSeccompCond;
 
 typedef struct {
@@ -44,6 +46,7 @@ typedef struct {
 	guint arg;
 	guint64 datum;
 	EsdSeccompFlags only_with; /* the rule applies when all these flags are set */
+	EsdSeccompFlags not_with;  /* and none of these */
 } EsdSeccompRule;
 
 /* the mount API of Linux 5.2, after flatpak: ENOSYS lets libmount fall back to mount(2) */
@@ -177,7 +180,8 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
      .cond = ESD_SECCOMP_COND_NE,
      .arg = 0,
      .datum = AF_UNIX,
-     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED,
+     .not_with = ESD_SECCOMP_NETWORK_MANAGED},
     {.row = {"socketpair", "creates sockets of a family too: AF_UNIX only, as for socket"},
      .errnum = EAFNOSUPPORT,
      .cond = ESD_SECCOMP_COND_NE,
@@ -195,7 +199,8 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
 	     "host through a read-only bind (this daemon's, the session bus, systemd) and ask it "
 	     "for an unsandboxed process; socketpair() and inherited sockets still work"},
      .errnum = EPERM,
-     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED,
+     .not_with = ESD_SECCOMP_NETWORK_MANAGED},
     {.row = {"socket",
 	     "network access is restricted: stream and seqpacket sockets only, as a datagram "
 	     "socket sends to a path-named socket of the host with sendto(2) or sendmsg(2) "
@@ -203,7 +208,8 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
      .errnum = EPERM,
      .cond = ESD_SECCOMP_COND_SOCK_TYPE,
      .arg = 1,
-     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED,
+     .not_with = ESD_SECCOMP_NETWORK_MANAGED},
     {.row = {"socketpair",
 	     "a datagram socket of a pair still sends to any address it is given: stream and "
 	     "seqpacket pairs only, as for socket"},
@@ -219,6 +225,30 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
      .arg = 4,
      .datum = 0,
      .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+
+    /*
+     * The managed network (ESD_SECCOMP_NETWORK_MANAGED, with RESTRICTED): the
+     * sandbox's network namespace has only its loopback, where the proxy's
+     * listeners were made before the command started; TCP reaches nothing
+     * else. connect(2) is allowed for it, and since seccomp cannot tell a
+     * socket's family at connect time, no AF_UNIX socket may be made that
+     * could connect to a host path: socketpair() and inherited sockets only.
+     */
+    {.row = {"socket",
+	     "managed network: AF_INET and AF_INET6 only, which see the sandbox's own loopback; "
+	     "AF_UNIX (a path-named socket of the host through a read-only bind, now that "
+	     "connect(2) is allowed), AF_NETLINK, AF_PACKET, ... fail with EAFNOSUPPORT"},
+     .errnum = EAFNOSUPPORT,
+     .cond = ESD_SECCOMP_COND_NOT_INET,
+     .arg = 0,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED},
+    {.row = {"socket",
+	     "managed network: stream sockets only, the proxy speaks TCP; a datagram or raw "
+	     "socket has no proxy to go through"},
+     .errnum = EPERM,
+     .cond = ESD_SECCOMP_COND_INET_TYPE,
+     .arg = 1,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED},
 };
 
 const EsdSeccompRow *
@@ -303,6 +333,56 @@ esd_seccomp_add_sock_type(scmp_filter_ctx ctx, guint32 action, gint nr, guint ar
 	return 0;
 }
 
+/*
+ * "Neither AF_INET (2) nor AF_INET6 (10)" as a union of denied sets, one
+ * comparison a rule: below 2, above 10 (over 64 bits, so high bits the
+ * kernel would drop are refused too), and each value between.
+ */
+static gint
+esd_seccomp_add_not_inet(scmp_filter_ctx ctx, guint32 action, gint nr, guint arg)
+{
+	gint r;
+
+	G_STATIC_ASSERT(AF_INET == 2 && AF_INET6 == 10);
+	r = seccomp_rule_add_exact(ctx, action, nr, 1, SCMP_CMP(arg, SCMP_CMP_LT, AF_INET));
+	if (r < 0)
+		return r;
+	r = seccomp_rule_add_exact(ctx, action, nr, 1, SCMP_CMP(arg, SCMP_CMP_GT, AF_INET6));
+	if (r < 0)
+		return r;
+	for (guint64 family = AF_INET + 1; family < AF_INET6; family++) {
+		r = seccomp_rule_add_exact(ctx, action, nr, 1, SCMP_CMP(arg, SCMP_CMP_EQ, family));
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* as esd_seccomp_add_sock_type(), for the two IP families and SOCK_STREAM alone */
+static gint
+esd_seccomp_add_inet_type(scmp_filter_ctx ctx, guint32 action, gint nr, guint arg)
+{
+	const guint64 families[] = {AF_INET, AF_INET6};
+
+	for (guint i = 0; i < G_N_ELEMENTS(families); i++) {
+		for (guint64 type = 0; type <= 0xf; type++) {
+			gint r;
+
+			if (type == SOCK_STREAM)
+				continue;
+			r = seccomp_rule_add_exact(ctx,
+						   action,
+						   nr,
+						   2,
+						   SCMP_A0(SCMP_CMP_EQ, families[i]),
+						   SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, 0xf, type));
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
 static gint
 esd_seccomp_add_rule(scmp_filter_ctx ctx, const EsdSeccompRule *rule, gint nr)
 {
@@ -335,6 +415,10 @@ esd_seccomp_add_rule(scmp_filter_ctx ctx, const EsdSeccompRule *rule, gint nr)
 		return esd_seccomp_add_personality(ctx, action, nr);
 	case ESD_SECCOMP_COND_SOCK_TYPE:
 		return esd_seccomp_add_sock_type(ctx, action, nr, rule->arg);
+	case ESD_SECCOMP_COND_NOT_INET:
+		return esd_seccomp_add_not_inet(ctx, action, nr, rule->arg);
+	case ESD_SECCOMP_COND_INET_TYPE:
+		return esd_seccomp_add_inet_type(ctx, action, nr, rule->arg);
 	default:
 		return -EINVAL;
 	}
@@ -348,7 +432,7 @@ esd_seccomp_add_rules(scmp_filter_ctx ctx, EsdSeccompFlags flags, GError **error
 		gint nr;
 		gint r;
 
-		if ((flags & rule->only_with) != rule->only_with)
+		if ((flags & rule->only_with) != rule->only_with || (flags & rule->not_with) != 0)
 			continue;
 		/* negative: unknown to libseccomp, or a pseudo number for another architecture */
 		nr = seccomp_syscall_resolve_name(rule->row.syscall);
@@ -489,7 +573,7 @@ esd_seccomp_build_fd_uncached(EsdSeccompFlags flags, GError **error)
  * the start, because bwrap reads the program with read().
  */
 static GMutex esd_seccomp_cache_lock;
-static gint esd_seccomp_cache[ESD_SECCOMP_FLAGS_ALL + 1] = {-1, -1};
+static gint esd_seccomp_cache[ESD_SECCOMP_FLAGS_ALL + 1] = {-1, -1, -1, -1};
 
 gint
 esd_seccomp_build_fd(EsdSeccompFlags flags, GError **error)

@@ -10,9 +10,12 @@ G_BEGIN_DECLS
 typedef enum {
 	ESD_SECCOMP_FLAG_NONE = 0,
 	ESD_SECCOMP_NETWORK_RESTRICTED = 1 << 0, /* AF_UNIX stream sockets, no connect() */
+	/* with RESTRICTED, the managed network of a private namespace whose loopback holds the
+	 * proxy's listeners: IPv4/IPv6 stream sockets and connect(), no new AF_UNIX socket */
+	ESD_SECCOMP_NETWORK_MANAGED = 1 << 1,
 } EsdSeccompFlags;
 
-#define ESD_SECCOMP_FLAGS_ALL (ESD_SECCOMP_NETWORK_RESTRICTED)
+#define ESD_SECCOMP_FLAGS_ALL (ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED)
 
 /* one row of the rule table: the system call it restricts and why */
 typedef struct {

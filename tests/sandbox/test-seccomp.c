@@ -7,6 +7,7 @@
 #include <gio/gio.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -259,6 +260,29 @@ socketpair_unix(void)
 }
 ERRNO_CHECK(check_socketpair_unix, socketpair_unix())
 
+ERRNO_CHECK(check_socket_inet_dgram, closed(socket(AF_INET, SOCK_DGRAM, 0)))
+ERRNO_CHECK(check_socket_inet6_raw, closed(socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6)))
+ERRNO_CHECK(check_socket_family_between, closed(socket(AF_AX25, SOCK_SEQPACKET, 0)))
+
+/* a loopback listener of the child's own and a client of it, as under the managed network */
+static long
+connect_inet_loopback(void)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(addr);
+	gint listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	gint fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (listener < 0 || fd < 0)
+		return -1;
+	if (bind(listener, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    listen(listener, 1) != 0 || getsockname(listener, (struct sockaddr *)&addr, &len) != 0)
+		_exit(CHECK_BROKEN);
+	return connect(fd, (struct sockaddr *)&addr, sizeof(addr));
+}
+ERRNO_CHECK(check_connect_inet_loopback, connect_inet_loopback())
+
 /* a path-named listener of the child's own, as a host service would have one */
 static gint
 path_listener(struct sockaddr_un *addr)
@@ -491,7 +515,10 @@ test_seccomp_rows(void)
 static void
 test_seccomp_fd(void)
 {
-	const EsdSeccompFlags flags[] = {ESD_SECCOMP_FLAG_NONE, ESD_SECCOMP_NETWORK_RESTRICTED};
+	const EsdSeccompFlags flags[] = {ESD_SECCOMP_FLAG_NONE,
+					 ESD_SECCOMP_NETWORK_RESTRICTED,
+					 ESD_SECCOMP_NETWORK_RESTRICTED |
+					     ESD_SECCOMP_NETWORK_MANAGED};
 	goffset sizes[G_N_ELEMENTS(flags)];
 
 	for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
@@ -515,8 +542,9 @@ test_seccomp_fd(void)
 		sizes[i] = st.st_size;
 		close(fd);
 	}
-	/* the network rules add to the program */
+	/* the network rules add to the program, the managed ones replace some */
 	g_assert_cmpint(sizes[1], >, sizes[0]);
+	g_assert_cmpint(sizes[2], !=, sizes[1]);
 }
 
 static void
@@ -595,7 +623,8 @@ test_seccomp_bwrap(void)
 	g_assert_cmpstr(out, ==, "Seccomp:\t2\nunshare: refused\n");
 }
 
-#define NET ESD_SECCOMP_NETWORK_RESTRICTED
+#define NET	ESD_SECCOMP_NETWORK_RESTRICTED
+#define MANAGED ESD_SECCOMP_NETWORK_MANAGED
 static const SeccompCase seccomp_cases[] = {
     {"tiocsti", 0, check_tiocsti, EPERM, TRUE},
     {"tiocsti-high-bits", 0, check_tiocsti_high_bits, EPERM, TRUE},
@@ -639,6 +668,27 @@ static const SeccompCase seccomp_cases[] = {
     {"network/restricted/socketpair-dgram", NET, check_socketpair_unix_dgram, EPERM, TRUE},
     {"network/restricted/socketpair-traffic", NET, check_socketpair_traffic, 0, FALSE},
     {"network/restricted/sendto-address", NET, check_sendto_address, EPERM, TRUE},
+    {"network/managed/inet", NET | MANAGED, check_socket_inet, 0, FALSE},
+    {"network/managed/inet6", NET | MANAGED, check_socket_inet6, 0, FALSE},
+    {"network/managed/connect-inet", NET | MANAGED, check_connect_inet_loopback, 0, FALSE},
+    {"network/managed/inet-dgram", NET | MANAGED, check_socket_inet_dgram, EPERM, TRUE},
+    {"network/managed/inet6-raw", NET | MANAGED, check_socket_inet6_raw, EPERM, FALSE},
+    {"network/managed/unix", NET | MANAGED, check_socket_unix, EAFNOSUPPORT, TRUE},
+    {"network/managed/unix-dgram", NET | MANAGED, check_socket_unix_dgram, EAFNOSUPPORT, TRUE},
+    {"network/managed/netlink", NET | MANAGED, check_socket_netlink, EAFNOSUPPORT, TRUE},
+    {"network/managed/packet", NET | MANAGED, check_socket_packet, EAFNOSUPPORT, FALSE},
+    {"network/managed/between", NET | MANAGED, check_socket_family_between, EAFNOSUPPORT, FALSE},
+    {"network/managed/inet-high-bits",
+     NET | MANAGED,
+     check_socket_inet_high_bits,
+     EAFNOSUPPORT,
+     TRUE},
+    {"network/managed/socketpair-unix", NET | MANAGED, check_socketpair_unix, 0, FALSE},
+    {"network/managed/socketpair-dgram", NET | MANAGED, check_socketpair_unix_dgram, EPERM, TRUE},
+    {"network/managed/socketpair-traffic", NET | MANAGED, check_socketpair_traffic, 0, FALSE},
+    {"network/managed/sendto-address", NET | MANAGED, check_sendto_address, EPERM, TRUE},
+    {"network/managed/setns", NET | MANAGED, check_setns, EPERM, TRUE},
+    {"network/managed/ordinary-calls", NET | MANAGED, check_ordinary, 0, FALSE},
     {"network/open/connect-unix-path", 0, check_connect_unix_path, 0, FALSE},
     {"network/open/unix-dgram", 0, check_socket_unix_dgram, 0, FALSE},
 };
