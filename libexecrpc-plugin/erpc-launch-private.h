@@ -38,6 +38,8 @@ const gchar *const *
 erpc_launch_get_sandbox_files(ErpcLaunch *self);
 gint
 erpc_launch_get_network_namespace(ErpcLaunch *self);
+const guint16 *
+erpc_launch_get_managed_network(ErpcLaunch *self, gint *channel_fd, guint *n_ports);
 void
 erpc_launch_close_fds(ErpcLaunch *self);
 void

@@ -40,6 +40,8 @@ struct _ErpcLaunch {
 	GArray *fds;	       /* of gint, owned */
 	GPtrArray *files;      /* NULL-terminated, or NULL */
 	gint netns_fd;	       /* owned, or -1 */
+	gint managed_fd;       /* owned, or -1: the channel of the managed network */
+	GArray *managed_ports; /* of guint16, or NULL */
 	GPtrArray *hooks;      /* those that take part */
 	GHashTable *hook_data; /* ErpcLaunchHook → ErpcLaunchHookData */
 	guint next_prepare;
@@ -472,6 +474,63 @@ erpc_launch_set_network_namespace(ErpcLaunch *self, gint netns_fd)
 }
 
 /**
+ * erpc_launch_set_managed_network:
+ * @self: a #ErpcLaunch
+ * @channel_fd: an `AF_UNIX` stream socket, taken over: one end of a
+ *   socketpair() whose other end the plugin keeps
+ * @ports: (array length=n_ports): loopback ports, as the command's
+ *   variables name them
+ * @n_ports: how many, 1 to 8
+ *
+ * Gives a sandboxed command whose policy restricts the network a managed
+ * network: the sandbox's own network namespace, whose loopback holds a
+ * listener on `127.0.0.1:PORT` for each of @ports, made inside the
+ * namespace before the command starts. The listening sockets arrive on
+ * the plugin's end of @channel_fd in one message of one byte, their
+ * descriptors (`SCM_RIGHTS`) in the order of @ports; the plugin accepts the
+ * command's connections on them. Only processes of that namespace, which
+ * are the sandbox's, can connect to them.
+ *
+ * The command's seccomp filter then allows IPv4 and IPv6 stream sockets
+ * and connect(2), which reach nothing but the namespace's loopback, and
+ * refuses new Unix sockets, so that a path-named socket of the host stays
+ * out of reach. If a listener cannot be made, the command does not run:
+ * it exits with 101 and `sandboxDenied`, as `enforceManagedNetwork` without
+ * a managed network does.
+ *
+ * Without a sandbox, or when the policy shares the host's network, nothing
+ * changes: @channel_fd is closed once the command was spawned, and the
+ * plugin's end reads end of file.
+ *
+ * Since: 0.2
+ */
+void
+erpc_launch_set_managed_network(ErpcLaunch *self,
+				gint channel_fd,
+				const guint16 *ports,
+				guint n_ports)
+{
+	gint moved;
+
+	g_return_if_fail(ERPC_IS_LAUNCH(self));
+	g_return_if_fail(channel_fd >= 0);
+	g_return_if_fail(ports != NULL && n_ports > 0 && n_ports <= ERPC_LAUNCH_MAX_MANAGED_PORTS);
+	moved = fcntl(channel_fd, F_DUPFD_CLOEXEC, ERPC_LAUNCH_FIRST_FD);
+	close(channel_fd);
+	if (moved < 0) {
+		g_warning("cannot keep the managed network's channel: %s", g_strerror(errno));
+		return;
+	}
+	if (self->managed_fd >= 0)
+		close(self->managed_fd);
+	self->managed_fd = moved;
+	if (self->managed_ports == NULL)
+		self->managed_ports = g_array_new(FALSE, FALSE, sizeof(guint16));
+	g_array_set_size(self->managed_ports, 0);
+	g_array_append_vals(self->managed_ports, ports, n_ports);
+}
+
+/**
  * erpc_launch_set_hook_data:
  * @self: a #ErpcLaunch
  * @hook: the hook the data belongs to
@@ -788,6 +847,26 @@ erpc_launch_get_network_namespace(ErpcLaunch *self)
 }
 
 /**
+ * erpc_launch_get_managed_network:
+ * @self: a #ErpcLaunch
+ * @channel_fd: (out): the channel the listeners are sent over
+ * @n_ports: (out): how many ports
+ *
+ * Returns: (nullable) (array length=n_ports): the loopback ports of the
+ *   managed network, or %NULL when no hook asked for one
+ */
+const guint16 *
+erpc_launch_get_managed_network(ErpcLaunch *self, gint *channel_fd, guint *n_ports)
+{
+	g_return_val_if_fail(ERPC_IS_LAUNCH(self), NULL);
+	*channel_fd = self->managed_fd;
+	*n_ports = self->managed_ports != NULL ? self->managed_ports->len : 0;
+	if (self->managed_fd < 0 || self->managed_ports == NULL)
+		return NULL;
+	return (const guint16 *)self->managed_ports->data;
+}
+
+/**
  * erpc_launch_close_fds:
  * @self: a #ErpcLaunch
  *
@@ -804,6 +883,10 @@ erpc_launch_close_fds(ErpcLaunch *self)
 	if (self->netns_fd >= 0) {
 		close(self->netns_fd);
 		self->netns_fd = -1;
+	}
+	if (self->managed_fd >= 0) {
+		close(self->managed_fd);
+		self->managed_fd = -1;
 	}
 }
 
@@ -864,6 +947,7 @@ erpc_launch_finalize(GObject *object)
 	g_ptr_array_unref(self->hooks);
 	g_clear_pointer(&self->files, g_ptr_array_unref);
 	g_array_unref(self->fds);
+	g_clear_pointer(&self->managed_ports, g_array_unref);
 	g_hash_table_unref(self->env);
 	g_ptr_array_unref(self->env_names);
 	g_strfreev(self->envp);
@@ -890,6 +974,7 @@ erpc_launch_init(ErpcLaunch *self)
 	self->env = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	self->fds = g_array_new(FALSE, FALSE, sizeof(gint));
 	self->netns_fd = -1;
+	self->managed_fd = -1;
 	self->hooks = g_ptr_array_new_with_free_func(g_object_unref);
 	self->hook_data =
 	    g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, erpc_launch_hook_data_free);

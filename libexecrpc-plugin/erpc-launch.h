@@ -125,6 +125,20 @@ erpc_launch_add_sandbox_file(ErpcLaunch *self, const gchar *path);
 void
 erpc_launch_set_network_namespace(ErpcLaunch *self, gint netns_fd);
 
+/**
+ * ERPC_LAUNCH_MAX_MANAGED_PORTS:
+ *
+ * The most loopback ports erpc_launch_set_managed_network() takes.
+ *
+ * Since: 0.2
+ */
+#define ERPC_LAUNCH_MAX_MANAGED_PORTS 8
+
+void
+erpc_launch_set_managed_network(ErpcLaunch *self,
+				gint channel_fd,
+				const guint16 *ports,
+				guint n_ports);
 void
 erpc_launch_set_hook_data(ErpcLaunch *self,
 			  ErpcLaunchHook *hook,

@@ -105,6 +105,7 @@ typedef struct {
 	const EsdSandboxPolicy *policy;	   /* its parsed form, owned by sandbox_policy */
 	gchar *thread_id;		   /* metadata, for the lifecycle records */
 	gchar *tool_call_id;
+	gboolean enforce_managed_network;
 } EsdStartParams;
 
 static void
@@ -325,6 +326,97 @@ esd_process_methods_parse_metadata(JsonNode *metadata, EsdStartParams *out, GErr
 	return esd_process_methods_metadata_string(tool_call, &out->tool_call_id, error);
 }
 
+/* serde's name of a JSON value, which says "number" for any number */
+static gboolean
+esd_process_methods_type_error(JsonNode *node, const gchar *expected, GError **error)
+{
+	g_autofree gchar *what = NULL;
+
+	if (JSON_NODE_HOLDS_VALUE(node) && (json_node_get_value_type(node) == G_TYPE_INT64 ||
+					    json_node_get_value_type(node) == G_TYPE_DOUBLE))
+		what = g_strdup("number");
+	else
+		what = erpc_json_describe(node);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid type: %s, expected %s",
+		    what,
+		    expected);
+	return FALSE;
+}
+
+static gboolean
+esd_process_methods_check_list(JsonObject *obj, const gchar *member, gboolean ports, GError **error)
+{
+	JsonNode *node = json_object_get_member(obj, member);
+	JsonArray *array;
+
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	if (!JSON_NODE_HOLDS_ARRAY(node))
+		return esd_process_methods_type_error(node, "a sequence", error);
+	array = json_node_get_array(node);
+	for (guint i = 0; i < json_array_get_length(array); i++) {
+		JsonNode *item = json_array_get_element(array, i);
+		gboolean is_value = JSON_NODE_HOLDS_VALUE(item);
+
+		if (!ports && (!is_value || json_node_get_value_type(item) != G_TYPE_STRING))
+			return esd_process_methods_type_error(item, "a string", error);
+		if (ports && is_value && json_node_get_value_type(item) == G_TYPE_INT64) {
+			gint64 port = json_node_get_int(item);
+			if (port >= 0 && port <= G_MAXUINT16)
+				continue;
+		}
+		if (ports && is_value &&
+		    (json_node_get_value_type(item) == G_TYPE_INT64 ||
+		     json_node_get_value_type(item) == G_TYPE_DOUBLE)) {
+			g_set_error_literal(error,
+					    ERPC_ERROR,
+					    ERPC_ERROR_INVALID_PARAMS,
+					    "invalid number");
+			return FALSE;
+		}
+		if (ports)
+			return esd_process_methods_type_error(item, "u16", error);
+	}
+	return TRUE;
+}
+
+/*
+ * ManagedNetworkSandboxContext, checked as the reference checks it. Its
+ * members describe a proxy of the client's; this daemon routes a managed
+ * sandbox to its own proxy only, so they are accepted and not followed.
+ */
+static gboolean
+esd_process_methods_check_managed(JsonNode *node, GError **error)
+{
+	JsonObject *obj;
+	gboolean flag = FALSE;
+
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	if (!JSON_NODE_HOLDS_OBJECT(node))
+		return esd_process_methods_type_error(node,
+						      "struct ManagedNetworkSandboxContext",
+						      error);
+	obj = json_node_get_object(node);
+	if (!esd_process_methods_check_list(obj, "loopbackPorts", TRUE, error) ||
+	    !erpc_json_get_boolean(obj, "allowLocalBinding", FALSE, &flag, error) ||
+	    !esd_process_methods_check_list(obj, "allowUnixSockets", FALSE, error) ||
+	    !erpc_json_get_boolean(obj, "dangerouslyAllowAllUnixSockets", FALSE, &flag, error) ||
+	    !erpc_json_get_boolean(obj, "transparentTcp", FALSE, &flag, error))
+		return FALSE;
+	if (flag) {
+		g_set_error_literal(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "transparent TCP requires an executor-local managed proxy");
+		return FALSE;
+	}
+	return TRUE;
+}
+
 static gboolean
 esd_process_methods_parse_start(JsonObject *params,
 				EsdStartParams *out,
@@ -339,7 +431,6 @@ esd_process_methods_parse_start(JsonObject *params,
 	JsonObject *sandbox = NULL;
 	JsonObject *snapshot = NULL;
 	JsonObject *proxy = NULL;
-	JsonObject *managed = NULL;
 	gboolean enforce = FALSE;
 
 	if (!erpc_json_require_string(params, "processId", &id, &error) ||
@@ -356,7 +447,8 @@ esd_process_methods_parse_start(JsonObject *params,
 	    (esd_process_methods_owns(context, "enforceManagedNetwork") &&
 	     !erpc_json_get_boolean(params, "enforceManagedNetwork", FALSE, &enforce, &error)) ||
 	    (esd_process_methods_owns(context, "managedNetwork") &&
-	     !erpc_json_get_object(params, "managedNetwork", &managed, &error)) ||
+	     !esd_process_methods_check_managed(json_object_get_member(params, "managedNetwork"),
+						&error)) ||
 	    (esd_process_methods_owns(context, "networkProxy") &&
 	     !erpc_json_get_object(params, "networkProxy", &proxy, &error)))
 		goto invalid;
@@ -385,7 +477,8 @@ esd_process_methods_parse_start(JsonObject *params,
 			goto invalid;
 		}
 	}
-	if (proxy != NULL || enforce) {
+	out->enforce_managed_network = enforce;
+	if (proxy != NULL) {
 		g_set_error_literal(
 		    &error,
 		    ERPC_ERROR,
@@ -465,20 +558,73 @@ esd_process_methods_started_cb(EsdProcess *process, const GError *error, ErpcCal
  * (esd_sandbox_launch_prepare()); the supervisor maps bwrap's descriptors
  * and enters the launch's Landlock ruleset. Fails closed.
  */
+/*
+ * The managed network's first step inside the sandbox (esd-supervise
+ * --managed-network): the proxy's listeners on the namespace's loopback,
+ * or, with enforceManagedNetwork and no proxy, a refusal that exits 101.
+ */
+static gboolean
+esd_process_methods_managed_network(EsdStartParams *start,
+				    ErpcLaunch *launch,
+				    GPtrArray *argv,
+				    GPtrArray *strings,
+				    gint *channel_fd)
+{
+	const guint16 *ports = NULL;
+	guint n_ports = 0;
+	GString *list;
+
+	*channel_fd = -1;
+	/* enforceManagedNetwork takes the host's network away too, as on the reference */
+	if (start->policy->network != ESD_SANDBOX_NETWORK_RESTRICTED &&
+	    !start->enforce_managed_network)
+		return FALSE;
+	if (launch != NULL)
+		ports = erpc_launch_get_managed_network(launch, channel_fd, &n_ports);
+	if (ports == NULL && !start->enforce_managed_network)
+		return FALSE;
+	g_ptr_array_add(argv, (gpointer)esd_spawn_get_supervisor());
+	g_ptr_array_add(argv, (gpointer) "--managed-network");
+	if (ports == NULL) {
+		*channel_fd = -1;
+		g_ptr_array_add(argv, (gpointer) "-");
+		g_ptr_array_add(argv, (gpointer) "-");
+	} else {
+		list = g_string_new(NULL);
+		for (guint i = 0; i < n_ports; i++)
+			g_string_append_printf(list, "%s%u", i > 0 ? "," : "", ports[i]);
+		g_ptr_array_add(strings, g_strdup_printf("%d", *channel_fd));
+		g_ptr_array_add(argv, g_ptr_array_index(strings, strings->len - 1));
+		g_ptr_array_add(strings, g_string_free(list, FALSE));
+		g_ptr_array_add(argv, g_ptr_array_index(strings, strings->len - 1));
+	}
+	g_ptr_array_add(argv, (gpointer) "--");
+	return TRUE;
+}
+
 static EsdSandboxLaunch *
 esd_process_methods_prepare_sandbox(ErpcCall *call,
 				    EsdStartParams *start,
 				    const gchar *path,
-				    const gchar *const *extra_files,
-				    EsdSpawnRequest *request)
+				    ErpcLaunch *hooks,
+				    EsdSpawnRequest *request,
+				    GArray *managed_fds)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(EsdSandboxLaunch) launch = NULL;
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	g_autoptr(GPtrArray) strings = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(ErpcSandboxCommand) command = NULL;
+	const gchar *const *extra_files =
+	    hooks != NULL ? erpc_launch_get_sandbox_files(hooks) : NULL;
 	const gint *fds;
 	guint n_fds = 0;
+	gint channel_fd = -1;
+	gboolean managed;
+	const EsdSandboxPolicy *policy = start->policy;
+	EsdSandboxPolicy managed_policy;
 
+	managed = esd_process_methods_managed_network(start, hooks, argv, strings, &channel_fd);
 	/* bwrap 0.8 cannot set argv[0]: the command sees its path there */
 	g_ptr_array_add(argv, (gpointer)path);
 	for (guint i = 1; start->argv[i] != NULL; i++)
@@ -489,7 +635,16 @@ esd_process_methods_prepare_sandbox(ErpcCall *call,
 	erpc_sandbox_command_set_cwd(command, start->cwd);
 	for (guint i = 0; extra_files != NULL && extra_files[i] != NULL; i++)
 		erpc_sandbox_command_add_ro_file(command, extra_files[i]);
-	launch = esd_sandbox_launch_prepare(start->policy, command, &error);
+	if (managed)
+		erpc_sandbox_command_add_ro_file(command, esd_spawn_get_supervisor());
+	if (channel_fd >= 0)
+		g_array_append_val(managed_fds, channel_fd);
+	if (managed && policy->network != ESD_SANDBOX_NETWORK_RESTRICTED) {
+		managed_policy = *policy;
+		managed_policy.network = ESD_SANDBOX_NETWORK_RESTRICTED;
+		policy = &managed_policy;
+	}
+	launch = esd_sandbox_launch_prepare_managed(policy, command, managed, &error);
 	if (launch == NULL) {
 		if (g_error_matches(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_UNAVAILABLE)) {
 			EsdTelemetrySubject subject = {
@@ -751,6 +906,7 @@ esd_process_methods_spawn(EsdStartJob *job)
 	g_autoptr(GError) error = NULL;
 	g_autoptr(EsdSandboxLaunch) launch = NULL;
 	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
+	g_autoptr(GArray) managed_fds = g_array_new(FALSE, FALSE, sizeof(gint));
 	EsdSandboxLaunch *sandbox;
 	gboolean ok;
 	EsdSpawnRequest request = {0};
@@ -768,12 +924,12 @@ esd_process_methods_spawn(EsdStartJob *job)
 	request.rows = ESD_PTY_ROWS;
 	request.cols = ESD_PTY_COLS;
 	if (start->policy != NULL && esd_sandbox_policy_is_isolated(start->policy)) {
-		launch = esd_process_methods_prepare_sandbox(
-		    call,
-		    start,
-		    job->path,
-		    job->launch != NULL ? erpc_launch_get_sandbox_files(job->launch) : NULL,
-		    &request);
+		launch = esd_process_methods_prepare_sandbox(call,
+							     start,
+							     job->path,
+							     job->launch,
+							     &request,
+							     managed_fds);
 		if (launch == NULL) {
 			esd_process_methods_abandon(job);
 			return;
@@ -785,6 +941,7 @@ esd_process_methods_spawn(EsdStartJob *job)
 
 		g_array_append_vals(fds, request.extra_fds, request.n_extra_fds);
 		g_array_append_vals(fds, hook_fds, n_fds);
+		g_array_append_vals(fds, managed_fds->data, managed_fds->len);
 		request.extra_fds = (const gint *)fds->data;
 		request.n_extra_fds = fds->len;
 		request.netns_fd = erpc_launch_get_network_namespace(job->launch);

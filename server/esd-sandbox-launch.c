@@ -79,11 +79,37 @@ esd_sandbox_launch_prepare(const EsdSandboxPolicy *policy,
 			   ErpcSandboxCommand *command,
 			   GError **error)
 {
+	return esd_sandbox_launch_prepare_managed(policy, command, FALSE, error);
+}
+
+/**
+ * esd_sandbox_launch_prepare_managed:
+ * @policy: an isolated policy
+ * @command: as for esd_sandbox_launch_prepare()
+ * @managed_network: with a restricted network, the managed one: the
+ *   command's first step makes the proxy's listeners on the namespace's
+ *   loopback, and the seccomp filter allows IPv4/IPv6 stream sockets and
+ *   connect(2) instead of new Unix sockets (ESD_SECCOMP_NETWORK_MANAGED)
+ * @error: return location for a #GError, or %NULL
+ *
+ * As esd_sandbox_launch_prepare().
+ *
+ * Returns: (transfer full): the launch, or %NULL with @error set
+ */
+EsdSandboxLaunch *
+esd_sandbox_launch_prepare_managed(const EsdSandboxPolicy *policy,
+				   ErpcSandboxCommand *command,
+				   gboolean managed_network,
+				   GError **error)
+{
 	g_autoptr(EsdSandboxLaunch) self = NULL;
 	g_autoptr(GError) error_local = NULL;
 	EsdSeccompFlags flags = policy->network == ESD_SANDBOX_NETWORK_RESTRICTED
 				    ? ESD_SECCOMP_NETWORK_RESTRICTED
 				    : ESD_SECCOMP_FLAG_NONE;
+
+	if (managed_network && policy->network == ESD_SANDBOX_NETWORK_RESTRICTED)
+		flags |= ESD_SECCOMP_NETWORK_MANAGED;
 
 	if (!esd_bwrap_available(&error_local)) {
 		esd_sandbox_launch_fail(error, ERPC_SANDBOX_ERROR_UNAVAILABLE, error_local);

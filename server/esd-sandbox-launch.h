@@ -14,6 +14,11 @@ EsdSandboxLaunch *
 esd_sandbox_launch_prepare(const EsdSandboxPolicy *policy,
 			   ErpcSandboxCommand *command,
 			   GError **error);
+EsdSandboxLaunch *
+esd_sandbox_launch_prepare_managed(const EsdSandboxPolicy *policy,
+				   ErpcSandboxCommand *command,
+				   gboolean managed_network,
+				   GError **error);
 const gchar *const *
 esd_sandbox_launch_get_argv(EsdSandboxLaunch *self);
 const gchar *const *

@@ -125,7 +125,8 @@ esd_spawn_set_use_server(gboolean enabled)
 	esd_spawn_server_enabled = enabled;
 }
 
-static const gchar *
+/* the supervisor's path: also the managed network's first step inside a sandbox */
+const gchar *
 esd_spawn_get_supervisor(void)
 {
 	return esd_spawn_supervisor_path != NULL ? esd_spawn_supervisor_path : ESD_SUPERVISOR_PATH;

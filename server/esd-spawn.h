@@ -92,6 +92,8 @@ typedef struct {
 
 void
 esd_spawn_set_supervisor(const gchar *path);
+const gchar *
+esd_spawn_get_supervisor(void);
 void
 esd_spawn_set_pid_namespace(gboolean enabled);
 void

@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -908,6 +909,87 @@ static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 	}
 }
 
+/*
+ * The managed network, run by bwrap inside the sandbox as the command's
+ * first step: `--managed-network CHANNEL PORTS -- PROGRAM ARGS`. In the
+ * sandbox's network namespace it listens on 127.0.0.1 at each of PORTS
+ * (comma-separated), sends the listeners over CHANNEL to the daemon's
+ * proxy (one byte, SCM_RIGHTS), closes its copies and executes the
+ * program. CHANNEL `-` means no proxy to route to. Any failure exits 101
+ * before the program runs, with a message that names the sandbox.
+ */
+#define MANAGED_MAX_PORTS 8
+#define MANAGED_DENIED	  101
+
+static void __attribute__((noreturn)) managed_fail(const char *what, int errnum)
+{
+	if (errnum != 0)
+		fprintf(stderr,
+			"esd-supervise: managed network of the sandbox: %s: %s\n",
+			what,
+			strerror(errnum));
+	else
+		fprintf(stderr, "esd-supervise: managed network of the sandbox: %s\n", what);
+	_exit(MANAGED_DENIED);
+}
+
+static void __attribute__((noreturn))
+managed_network(const char *channel_arg, const char *ports_arg, char **argv)
+{
+	int listeners[MANAGED_MAX_PORTS];
+	char control[CMSG_SPACE(sizeof(listeners))];
+	char byte = 0;
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = control};
+	struct cmsghdr *cmsg;
+	int n = 0;
+	int channel;
+	char *end;
+
+	if (strcmp(channel_arg, "-") == 0)
+		managed_fail("enforceManagedNetwork without a network proxy to route to", 0);
+	channel = (int)strtol(channel_arg, &end, 10);
+	if (*end != '\0' || channel < 3)
+		managed_fail("bad channel", EINVAL);
+	for (const char *p = ports_arg; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		struct sockaddr_in addr = {.sin_family = AF_INET,
+					   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		long port = strtol(p, &end, 10);
+		int one = 1;
+		int fd;
+
+		if (end == p || port <= 0 || port > 65535 || n == MANAGED_MAX_PORTS)
+			managed_fail("bad port list", EINVAL);
+		addr.sin_port = htons((unsigned short)port);
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			managed_fail("socket", errno);
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+		    bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0 || listen(fd, 128) != 0)
+			managed_fail("cannot listen on the loopback", errno);
+		listeners[n++] = fd;
+	}
+	if (n == 0)
+		managed_fail("no port", EINVAL);
+	memset(control, 0, sizeof(control));
+	msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_SOCKET;
+	cmsg->cmsg_type = SCM_RIGHTS;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)n);
+	memcpy(CMSG_DATA(cmsg), listeners, sizeof(int) * (size_t)n);
+	while (sendmsg(channel, &msg, MSG_NOSIGNAL) != 1) {
+		if (errno != EINTR)
+			managed_fail("cannot hand the listeners to the proxy", errno);
+	}
+	for (int i = 0; i < n; i++)
+		close(listeners[i]);
+	close(channel);
+	execvp(argv[0], argv);
+	fprintf(stderr, "esd-supervise: %s: %s\n", argv[0], strerror(errno));
+	_exit(errno == ENOENT ? 127 : 126);
+}
+
 int
 main(int argc, char **argv, char **envp)
 {
@@ -915,6 +997,8 @@ main(int argc, char **argv, char **envp)
 
 	if (argc == 3 && strcmp(argv[1], "--server") == 0)
 		serve((pid_t)strtol(argv[2], NULL, 10));
+	if (argc >= 6 && strcmp(argv[1], "--managed-network") == 0 && strcmp(argv[4], "--") == 0)
+		managed_network(argv[2], argv[3], argv + 5);
 	if (argc < 6) {
 		fprintf(stderr,
 			"esd-supervise: internal helper of execserverd, not to be run by hand\n");

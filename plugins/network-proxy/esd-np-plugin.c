@@ -3,6 +3,9 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <sys/socket.h>
+
 #include "esd-np-config.h"
 #include "esd-np-plugin.h"
 #include "esd-np-proxy.h"
@@ -141,6 +144,44 @@ esd_np_plugin_setenv(ErpcLaunch *launch,
 	erpc_launch_setenv(launch, "ELECTRON_GET_USE_PROXY", "true");
 }
 
+/*
+ * A sandbox without a network of its own reaches the proxy through its
+ * managed network: listeners at the same ports on the loopback of the
+ * sandbox's namespace, handed to the proxy over a socket pair of this
+ * launch alone.
+ */
+static gboolean
+esd_np_plugin_route_sandbox(ErpcLaunch *launch, EsdNpProxy *proxy, GError **error)
+{
+	ErpcSandboxPolicy *policy = erpc_launch_get_policy(launch);
+	guint16 ports[2] = {esd_np_proxy_get_port(proxy), esd_np_proxy_get_socks_port(proxy)};
+	gint pair[2];
+
+	JsonNode *enforce =
+	    json_object_get_member(erpc_launch_get_params(launch), "enforceManagedNetwork");
+
+	if (!erpc_launch_is_sandboxed(launch))
+		return TRUE;
+	/* with the host's network the proxy is reached directly, unless the client enforces */
+	if (erpc_sandbox_policy_get_network(policy) != ERPC_SANDBOX_NETWORK_RESTRICTED &&
+	    (enforce == NULL || !JSON_NODE_HOLDS_VALUE(enforce) ||
+	     json_node_get_value_type(enforce) != G_TYPE_BOOLEAN ||
+	     !json_node_get_boolean(enforce)))
+		return TRUE;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+		gint saved = errno;
+		g_set_error(error,
+			    G_IO_ERROR,
+			    g_io_error_from_errno(saved),
+			    "socketpair: %s",
+			    g_strerror(saved));
+		return FALSE;
+	}
+	esd_np_proxy_attach_channel(proxy, pair[0]);
+	erpc_launch_set_managed_network(launch, pair[1], ports, ports[1] != 0 ? 2 : 1);
+	return TRUE;
+}
+
 static void
 esd_np_plugin_prepare_async(ErpcLaunchHook *hook,
 			    ErpcLaunch *launch,
@@ -166,6 +207,14 @@ esd_np_plugin_prepare_async(ErpcLaunchHook *hook,
 			     config,
 			     esd_np_proxy_get_port(data->proxy),
 			     esd_np_proxy_get_socks_port(data->proxy));
+	if (!esd_np_plugin_route_sandbox(launch, data->proxy, &error)) {
+		g_task_return_new_error(task,
+					ERPC_ERROR,
+					ERPC_ERROR_INTERNAL,
+					"failed to route the sandbox to the network proxy: %s",
+					error->message);
+		return;
+	}
 	g_task_return_boolean(task, TRUE);
 }
 

@@ -3,6 +3,12 @@
 
 #include "config.h"
 
+#include <errno.h>
+#include <gio/gunixfdmessage.h>
+#include <glib-unix.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <string.h>
 
 #include "esd-np-peer.h"
@@ -101,6 +107,8 @@ struct _EsdNpProxy {
 	GCancellable *cancellable;
 	guint16 port;
 	guint16 socks_port; /* 0 without enableSocks5 */
+	gint channel_fd;    /* the managed network's, or -1 */
+	guint channel_source;
 	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
 	EsdNpUpstream *upstream_http;
 	EsdNpUpstream *upstream_tunnel;
@@ -110,6 +118,7 @@ G_DEFINE_TYPE(EsdNpProxy, esd_np_proxy, G_TYPE_OBJECT)
 
 #define ESD_NP_PROXY_IO_TIMEOUT	      60 /* s, for a request head and a dial */
 #define ESD_NP_PROXY_DECIDER_GRACE_MS 5000
+#define ESD_NP_PROXY_MAX_LISTENERS    8
 
 typedef struct {
 	const gchar *protocol; /* http, https_connect */
@@ -719,7 +728,7 @@ esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
 }
 
 static void
-esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
+esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namespace)
 {
 	GSocket *socket = g_socket_connection_get_socket(conn);
 	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
@@ -735,7 +744,8 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn)
 	GPollFD cancel = {.fd = -1};
 
 	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
-	if (!esd_np_proxy_peer_allowed(self, conn)) {
+	/* the sandbox's namespace holds nothing but the launch's processes */
+	if (!in_namespace && !esd_np_proxy_peer_allowed(self, conn)) {
 		g_debug("%s: refusing a client outside the process's tree", self->process_id);
 		esd_np_proxy_respond(out,
 				     "403 Forbidden",
@@ -924,7 +934,7 @@ esd_np_proxy_socks_handshake(EsdNpProxy *self, GInputStream *in, GOutputStream *
 }
 
 static void
-esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn)
+esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namespace)
 {
 	GSocket *socket = g_socket_connection_get_socket(conn);
 	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
@@ -938,7 +948,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn)
 
 	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
 	/* a client outside the tree is dropped before the greeting */
-	if (!esd_np_proxy_peer_allowed(self, conn)) {
+	if (!in_namespace && !esd_np_proxy_peer_allowed(self, conn)) {
 		g_debug("%s: refusing a SOCKS client outside the process's tree", self->process_id);
 		return;
 	}
@@ -976,13 +986,33 @@ out:
 
 /* what marks the SOCKS listener's connections (a listener's source object) */
 static GObject *
+esd_np_proxy_marker(GObject **marker)
+{
+	if (g_once_init_enter(marker))
+		g_once_init_leave(marker, g_object_new(G_TYPE_OBJECT, NULL));
+	return *marker;
+}
+
+/* the source objects of the listeners: SOCKS, and those of the sandbox's namespace */
+static GObject *
 esd_np_proxy_socks_marker(void)
 {
 	static GObject *marker = NULL;
+	return esd_np_proxy_marker(&marker);
+}
 
-	if (g_once_init_enter(&marker))
-		g_once_init_leave(&marker, g_object_new(G_TYPE_OBJECT, NULL));
-	return marker;
+static GObject *
+esd_np_proxy_namespace_marker(void)
+{
+	static GObject *marker = NULL;
+	return esd_np_proxy_marker(&marker);
+}
+
+static GObject *
+esd_np_proxy_namespace_socks_marker(void)
+{
+	static GObject *marker = NULL;
+	return esd_np_proxy_marker(&marker);
 }
 
 static gboolean
@@ -994,10 +1024,13 @@ esd_np_proxy_run_cb(GThreadedSocketService *service,
 	EsdNpProxy *self = ESD_NP_PROXY(user_data);
 
 	if (!g_cancellable_is_cancelled(self->cancellable)) {
-		if (source != NULL && source == esd_np_proxy_socks_marker())
-			esd_np_proxy_serve_socks(self, conn);
+		if (source == esd_np_proxy_socks_marker() ||
+		    source == esd_np_proxy_namespace_socks_marker())
+			esd_np_proxy_serve_socks(self,
+						 conn,
+						 source == esd_np_proxy_namespace_socks_marker());
 		else
-			esd_np_proxy_serve(self, conn);
+			esd_np_proxy_serve(self, conn, source == esd_np_proxy_namespace_marker());
 	}
 	g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
 	return TRUE;
@@ -1078,6 +1111,88 @@ esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 	return g_steal_pointer(&self);
 }
 
+/* takes over the listeners the sandbox made, once; a message without them is ignored */
+static gboolean
+esd_np_proxy_channel_cb(gint fd, GIOCondition condition, gpointer user_data)
+{
+	EsdNpProxy *self = ESD_NP_PROXY(user_data);
+	gint listeners[ESD_NP_PROXY_MAX_LISTENERS];
+	gchar control[CMSG_SPACE(sizeof(listeners))];
+	gchar byte;
+	struct iovec iov = {&byte, 1};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = control,
+			     .msg_controllen = sizeof(control)};
+	guint n = 0;
+	gssize r;
+
+	memset(control, 0, sizeof(control));
+	do
+		r = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EAGAIN)
+		return G_SOURCE_CONTINUE;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); r > 0 && c != NULL;
+	     c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(gint);
+		memcpy(listeners, CMSG_DATA(c), n * sizeof(gint));
+	}
+	for (guint i = 0; i < n; i++) {
+		g_autoptr(GError) error = NULL;
+		g_autoptr(GSocket) socket = NULL;
+		GObject *marker = i == 0 ? esd_np_proxy_namespace_marker()
+					 : esd_np_proxy_namespace_socks_marker();
+
+		/* the first is HTTP, the second SOCKS5, as the ports were asked */
+		if (i >= 2 || (i == 1 && self->socks_port == 0) || self->service == NULL ||
+		    g_cancellable_is_cancelled(self->cancellable)) {
+			close(listeners[i]);
+			continue;
+		}
+		socket = g_socket_new_from_fd(listeners[i], &error);
+		if (socket == NULL) {
+			close(listeners[i]);
+			g_warning("%s: a listener of the sandbox: %s",
+				  self->process_id,
+				  error->message);
+			continue;
+		}
+		if (!g_socket_listener_add_socket(G_SOCKET_LISTENER(self->service),
+						  socket,
+						  marker,
+						  &error))
+			g_warning("%s: a listener of the sandbox: %s",
+				  self->process_id,
+				  error->message);
+	}
+	self->channel_source = 0;
+	return G_SOURCE_REMOVE;
+}
+
+/**
+ * esd_np_proxy_attach_channel:
+ * @self: the proxy
+ * @fd: (transfer full): the plugin's end of the managed network's channel
+ *
+ * Serves, once they arrive, the listeners the sandbox makes on its own
+ * loopback (erpc_launch_set_managed_network()): HTTP first, then SOCKS5.
+ * Their clients are the sandbox's processes, so the tree check is not made.
+ */
+void
+esd_np_proxy_attach_channel(EsdNpProxy *self, gint fd)
+{
+	self->channel_source = g_unix_fd_add_full(G_PRIORITY_DEFAULT,
+						  fd,
+						  G_IO_IN | G_IO_HUP | G_IO_ERR,
+						  esd_np_proxy_channel_cb,
+						  g_object_ref(self),
+						  g_object_unref);
+	self->channel_fd = fd;
+}
+
 guint16
 esd_np_proxy_get_port(EsdNpProxy *self)
 {
@@ -1102,6 +1217,14 @@ void
 esd_np_proxy_stop(EsdNpProxy *self)
 {
 	g_cancellable_cancel(self->cancellable);
+	if (self->channel_source != 0) {
+		g_source_remove(self->channel_source);
+		self->channel_source = 0;
+	}
+	if (self->channel_fd >= 0) {
+		close(self->channel_fd);
+		self->channel_fd = -1;
+	}
 	if (self->service != NULL) {
 		g_socket_service_stop(self->service);
 		g_socket_listener_close(G_SOCKET_LISTENER(self->service));
@@ -1117,6 +1240,8 @@ esd_np_proxy_finalize(GObject *object)
 	EsdNpProxy *self = ESD_NP_PROXY(object);
 
 	g_clear_object(&self->service);
+	if (self->channel_fd >= 0)
+		close(self->channel_fd);
 	g_clear_object(&self->session); /* set only when the listener failed */
 	g_clear_object(&self->cancellable);
 	g_clear_pointer(&self->main_context, g_main_context_unref);
@@ -1131,6 +1256,7 @@ static void
 esd_np_proxy_init(EsdNpProxy *self)
 {
 	self->cancellable = g_cancellable_new();
+	self->channel_fd = -1;
 }
 
 static void

@@ -18,6 +18,8 @@ esd_np_proxy_get_port(EsdNpProxy *self);
 guint16
 esd_np_proxy_get_socks_port(EsdNpProxy *self);
 void
+esd_np_proxy_attach_channel(EsdNpProxy *self, gint fd);
+void
 esd_np_proxy_stop(EsdNpProxy *self);
 
 G_END_DECLS
