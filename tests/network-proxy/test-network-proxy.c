@@ -2,8 +2,19 @@
 /* SPDX-FileCopyrightText: 2026 The execserverd authors */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "esd-test-utils.h"
 
@@ -1187,9 +1198,8 @@ fixture_curl_sandboxed(Fixture *fx,
 
 /*
  * Sandboxed: with the network enabled the command's requests go through its
- * proxy (the tree check sees through bwrap); under a restricted network
- * neither the proxy nor a direct dial reaches anything: the sandbox gives a
- * restricted command no way into the network, the proxy included.
+ * proxy (the tree check sees through bwrap); under a restricted network the
+ * proxy is the only way out (the managed network), a direct dial fails.
  */
 static void
 test_sandboxed(Fixture *fx, gconstpointer user_data)
@@ -1218,8 +1228,8 @@ test_sandboxed(Fixture *fx, gconstpointer user_data)
 				 script,
 				 url);
 	out_restricted = fixture_curl_sandboxed(fx, "closed", member, "restricted", direct);
-	g_assert_cmpstr(out_restricted, ==, "\ncode=000 exit=7\n direct=7\n");
-	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	g_assert_cmpstr(out_restricted, ==, "target GET /sb\ncode=200 exit=0\n direct=7\n");
+	g_assert_cmpuint(target_count(&fx->target), ==, 2);
 }
 
 /* the port of the proxy of a running process, from its output */
@@ -1434,6 +1444,488 @@ test_daemon_killed(Fixture *fx, gconstpointer user_data)
 	g_clear_object(&fx->daemon);
 }
 
+/* the managed network ------------------------------------------------- */
+
+/* a non-loopback IPv4 address of this host, or NULL */
+static gchar *
+host_address(void)
+{
+	struct ifaddrs *list = NULL;
+	gchar *found = NULL;
+
+	if (getifaddrs(&list) != 0)
+		return NULL;
+	for (struct ifaddrs *i = list; i != NULL && found == NULL; i = i->ifa_next) {
+		struct sockaddr_in *in = (struct sockaddr_in *)i->ifa_addr;
+		gchar text[INET_ADDRSTRLEN];
+
+		if (in == NULL || in->sin_family != AF_INET || (i->ifa_flags & IFF_UP) == 0 ||
+		    (i->ifa_flags & IFF_LOOPBACK) != 0)
+			continue;
+		if (inet_ntop(AF_INET, &in->sin_addr, text, sizeof(text)) != NULL)
+			found = g_strdup(text);
+	}
+	freeifaddrs(list);
+	return found;
+}
+
+/* a listener on every address of the host; the port through @port */
+static gint
+any_listener(guint16 *port)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
+	socklen_t len = sizeof(addr);
+	gint fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), ==, 0);
+	g_assert_cmpint(listen(fd, 8), ==, 0);
+	g_assert_cmpint(getsockname(fd, (struct sockaddr *)&addr, &len), ==, 0);
+	*port = ntohs(addr.sin_port);
+	return fd;
+}
+
+/* how many connections wait on @fd */
+static guint
+pending_connections(gint fd)
+{
+	guint n = 0;
+	gint conn;
+
+	while ((conn = accept(fd, NULL, NULL)) >= 0) {
+		close(conn);
+		n++;
+	}
+	return n;
+}
+
+static gboolean
+ns_inode_matches(gint fd, guint64 inode)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && (guint64)st.st_ino == inode;
+}
+
+/*
+ * Whether the network namespace @inode still exists from the host's view:
+ * a process in it, or a socket of the daemon's in it (the proxy's
+ * listeners there), found with pidfd_getfd() and SIOCGSKNS.
+ */
+static gboolean
+netns_alive(GPid daemon, guint64 inode)
+{
+	g_autoptr(GDir) proc = g_dir_open("/proc", 0, NULL);
+	g_autofree gchar *fd_dir = NULL;
+	g_autoptr(GDir) fds = NULL;
+	const gchar *name;
+	gint pidfd;
+	gboolean alive = FALSE;
+
+	g_assert_nonnull(proc);
+	while ((name = g_dir_read_name(proc)) != NULL && !alive) {
+		g_autofree gchar *path = g_strdup_printf("/proc/%s/ns/net", name);
+		gint fd;
+
+		if (!g_ascii_isdigit(name[0]))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		alive = ns_inode_matches(fd, inode);
+		close(fd);
+	}
+	if (alive || daemon <= 0)
+		return alive;
+	pidfd = (gint)syscall(SYS_pidfd_open, daemon, 0);
+	if (pidfd < 0)
+		return FALSE; /* the daemon is gone, and its sockets with it */
+	fd_dir = g_strdup_printf("/proc/%d/fd", (gint)daemon);
+	fds = g_dir_open(fd_dir, 0, NULL);
+	while (fds != NULL && (name = g_dir_read_name(fds)) != NULL && !alive) {
+		gint fd = (gint)syscall(SYS_pidfd_getfd, pidfd, atoi(name), 0);
+		gint ns;
+
+		if (fd < 0)
+			continue;
+		ns = ioctl(fd, SIOCGSKNS);
+		if (ns >= 0) {
+			alive = ns_inode_matches(ns, inode);
+			close(ns);
+		}
+		close(fd);
+	}
+	close(pidfd);
+	return alive;
+}
+
+/* the namespace a sandboxed command printed first: `net:[INODE]` */
+static guint64
+fixture_netns(Fixture *fx, const gchar *id)
+{
+	JsonNode *note = fixture_wait_note(fx, "process/output", id);
+	gsize len = 0;
+	g_autofree guchar *data =
+	    g_base64_decode(esd_test_json_get_string(note, "params.chunk"), &len);
+	g_autofree gchar *text = g_strndup((const gchar *)data, len);
+	const gchar *open_bracket = strchr(text, '[');
+
+	g_assert_true(g_str_has_prefix(text, "net:["));
+	return g_ascii_strtoull(open_bracket + 1, NULL, 10);
+}
+
+static void
+assert_netns_goes(GPid daemon, guint64 inode)
+{
+	for (guint i = 0; i < 400 && netns_alive(daemon, inode); i++)
+		g_usleep(25000);
+	g_assert_false(netns_alive(daemon, inode));
+}
+
+static gboolean
+fixture_skip_sandbox(Fixture *fx)
+{
+	g_autofree gchar *bwrap = g_find_program_in_path("bwrap");
+
+	if (fixture_skip(fx))
+		return TRUE;
+	if (bwrap == NULL) {
+		g_test_skip("bwrap is not installed");
+		return TRUE;
+	}
+	return FALSE;
+}
+
+static gchar *
+fixture_start_sandboxed(Fixture *fx,
+			const gchar *id,
+			const gchar *member,
+			const gchar *network,
+			const gchar *script)
+{
+	g_autofree gchar *sandbox = sandbox_member(network);
+	g_autofree gchar *both = g_strdup_printf("%s,%s", member, sandbox);
+	g_autofree gchar *params = start_params(id, script, both);
+	g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
+
+	return g_strdup(esd_test_json_get_string(reply, "result.sandboxType"));
+}
+
+/*
+ * Under a restricted network the command's proxy variables lead to its
+ * proxy, in the sandbox's own namespace: HTTP, CONNECT and SOCKS5 reach an
+ * allowed target, the policy and the decider still apply. A command that
+ * ignores the variables reaches nothing: not the target on the host's
+ * loopback, not a listener on the host's own address, not another
+ * process's proxy, not the daemon's port; it can make no Unix socket (to
+ * dial a path of the host) and no datagram socket.
+ */
+static void
+test_managed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member =
+	    socks_member("full",
+			 "{\"127.0.0.1\":\"allow\",\"denied.test\":\"deny\"}",
+			 "\"policyDecisionTimeoutMs\":3000");
+	g_autofree gchar *plain = proxy_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *address = host_address();
+	/* the sandbox's PATH is /usr/bin:/bin */
+	gboolean python = g_file_test("/usr/bin/python3", G_FILE_TEST_IS_EXECUTABLE);
+	g_autoptr(GString) script = g_string_new(NULL);
+	g_autoptr(GString) expected = g_string_new(NULL);
+	g_autofree gchar *type = NULL;
+	g_autofree gchar *out = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	const gchar *w = "-s --max-time 10 -o /dev/null -w";
+	guint16 any_port = 0;
+	guint16 other;
+	gint any;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	/* another process's proxy on the host's loopback */
+	fixture_start(fx, "other", "echo \"$HTTP_PROXY\"; exec sleep 60", plain);
+	other = fixture_proxy_port(fx, "other");
+	any = any_listener(&any_port);
+	fx->answer = "{\"decision\":{\"type\":\"deny\",\"reason\":\"asked\"}}";
+#define STEP(label, args, result)                                                                  \
+	G_STMT_START                                                                               \
+	{                                                                                          \
+		g_string_append_printf(script,                                                     \
+				       "curl %s '" label " %%{http_code}' %s; echo \" $?\"; ",     \
+				       w,                                                          \
+				       args);                                                      \
+		g_string_append(expected, label " " result "\n");                                  \
+	}                                                                                          \
+	G_STMT_END
+	{
+		g_autofree gchar *target = g_strdup_printf("http://127.0.0.1:%u", fx->target.port);
+		g_autofree gchar *via = g_strdup_printf("%s/via", target);
+		g_autofree gchar *tunnel = g_strdup_printf("-p %s/tunnel", target);
+		g_autofree gchar *socks = g_strdup_printf("-x \"$ALL_PROXY\" %s/socks", target);
+		g_autofree gchar *direct = g_strdup_printf("--noproxy '*' %s/direct", target);
+		g_autofree gchar *to_other =
+		    g_strdup_printf("--noproxy '*' -x http://127.0.0.1:%u %s/other", other, target);
+
+		STEP("via", via, "200 0");
+		STEP("tunnel", tunnel, "200 0");
+		STEP("socks", socks, "200 0");
+		STEP("denied", "http://denied.test/", "403 0");
+		STEP("decider", "http://decide.invalid/", "403 0");
+		STEP("direct", direct, "000 7");
+		STEP("other-proxy", to_other, "000 7");
+	}
+	if (address != NULL) {
+		g_autofree gchar *host =
+		    g_strdup_printf("--noproxy '*' http://%s:%u/", address, any_port);
+		STEP("host-address", host, "000 7");
+	}
+	if (fx->client != NULL) {
+		const gchar *url = esd_test_daemon_get_url(fx->daemon);
+		g_autofree gchar *daemon =
+		    g_strdup_printf("--noproxy '*' http://127.0.0.1:%s/", strrchr(url, ':') + 1);
+		STEP("daemon", daemon, "000 7");
+	}
+#undef STEP
+	if (python) {
+		g_string_append(
+		    script,
+		    "/usr/bin/python3 -c 'import socket, errno\n"
+		    "for name, family, kind in ((\"unix\", socket.AF_UNIX, socket.SOCK_STREAM),"
+		    " (\"udp\", socket.AF_INET, socket.SOCK_DGRAM)):\n"
+		    "    try:\n"
+		    "        socket.socket(family, kind)\n"
+		    "        print(name, \"made\")\n"
+		    "    except OSError as e:\n"
+		    "        print(name, errno.errorcode[e.errno])'");
+		g_string_append(expected, "unix EAFNOSUPPORT\nudp EPERM\n");
+	}
+	type = fixture_start_sandboxed(fx, "m", member, "restricted", script->str);
+	g_assert_cmpstr(type, ==, "linuxSeccomp");
+	out = fixture_output(fx, "m");
+	g_assert_cmpstr(out, ==, expected->str);
+	/* via, tunnel and socks reached the target, nothing else did */
+	g_assert_cmpuint(target_count(&fx->target), ==, 3);
+	g_assert_cmpuint(pending_connections(any), ==, 0);
+	/* the host's address is reachable from outside the sandbox */
+	if (address != NULL) {
+		g_autoptr(GSocketClient) client = g_socket_client_new();
+		g_autoptr(GSocketConnection) conn =
+		    g_socket_client_connect_to_host(client, address, any_port, NULL, NULL);
+		g_assert_nonnull(conn);
+		g_usleep(100000);
+		g_assert_cmpuint(pending_connections(any), ==, 1);
+	}
+	close(any);
+	decisions = fixture_decisions(fx, "m");
+	g_assert_cmpuint(decisions->len, ==, 5);
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[0], "protocol"), ==, "http");
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[1], "protocol"),
+			==,
+			"https_connect");
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[2], "protocol"),
+			==,
+			"socks5_tcp");
+	for (guint i = 0; i < 3; i++)
+		g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[i], "decision"),
+				==,
+				"allow");
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[3], "source"),
+			==,
+			"baseline_policy");
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[3], "decision"), ==, "deny");
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[4], "source"), ==, "decider");
+	g_assert_cmpstr(esd_test_json_get_string(decisions->pdata[4], "reason"), ==, "asked");
+	for (guint i = 0; i < decisions->len; i++)
+		g_assert_true(
+		    g_str_has_prefix(esd_test_json_get_string(decisions->pdata[i], "client"),
+				     "127.0.0.1:"));
+	g_assert_cmpuint(fx->asks->len, ==, 1);
+	reply = fixture_call(fx, "process/terminate", "{\"processId\":\"other\"}");
+	g_free(fixture_output(fx, "other"));
+}
+
+/*
+ * enforceManagedNetwork fails closed: a sandboxed command without a proxy
+ * does not run (exit 101, sandboxDenied), with a restricted network and
+ * with the host's alike; with a proxy it runs behind it. Without a sandbox
+ * it changes nothing, as on the reference. managedNetwork is checked.
+ */
+static void
+test_enforce(Fixture *fx, gconstpointer user_data)
+{
+	const struct {
+		const gchar *value;
+		const gchar *message;
+	} invalid[] = {
+	    {"5", "invalid type: number, expected struct ManagedNetworkSandboxContext"},
+	    {"{\"loopbackPorts\":\"x\"}", "invalid type: string \"x\", expected a sequence"},
+	    {"{\"loopbackPorts\":[70000]}", "invalid number"},
+	    {"{\"allowLocalBinding\":\"x\"}", "invalid type: string \"x\", expected a boolean"},
+	    {"{\"allowUnixSockets\":[1]}", "invalid type: number, expected a string"},
+	    {"{\"transparentTcp\":true}",
+	     "transparent TCP requires an executor-local managed proxy"},
+	};
+	const gchar *networks[] = {"restricted", "enabled"};
+	g_autofree gchar *proxy = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *with_proxy = g_strdup_printf("\"enforceManagedNetwork\":true,%s", proxy);
+	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/e", fx->target.port);
+	g_autofree gchar *script = g_strdup_printf(
+	    "curl -s -o /dev/null -w 'via %%{http_code}\\n' %s; "
+	    "curl -s --noproxy '*' -o /dev/null -w 'direct %%{http_code}' %s; echo \" $?\"",
+	    url,
+	    url);
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *type = NULL;
+	JsonNode *exited;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	for (guint i = 0; i < G_N_ELEMENTS(networks); i++) {
+		g_autofree gchar *id = g_strdup_printf("e-%s", networks[i]);
+		g_autofree gchar *proxied = g_strdup_printf("p-%s", networks[i]);
+		g_autofree gchar *out_proxied = NULL;
+		g_autofree gchar *type_proxied = NULL;
+
+		type = fixture_start_sandboxed(fx,
+					       id,
+					       "\"enforceManagedNetwork\":true",
+					       networks[i],
+					       "echo ran");
+		g_assert_cmpstr(type, ==, "linuxSeccomp");
+		g_clear_pointer(&type, g_free);
+		out = fixture_output(fx, id);
+		g_assert_nonnull(strstr(out, "enforceManagedNetwork"));
+		g_assert_null(strstr(out, "ran"));
+		g_clear_pointer(&out, g_free);
+		exited = fixture_wait_note(fx, "process/exited", id);
+		g_assert_cmpint(esd_test_json_get_int(exited, "params.exitCode"), ==, 101);
+		g_assert_true(
+		    json_node_get_boolean(esd_test_json_get(exited, "params.sandboxDenied")));
+
+		type_proxied =
+		    fixture_start_sandboxed(fx, proxied, with_proxy, networks[i], script);
+		g_assert_cmpstr(type_proxied, ==, "linuxSeccomp");
+		out_proxied = fixture_output(fx, proxied);
+		g_assert_cmpstr(out_proxied, ==, "via 200\ndirect 000 7\n");
+		exited = fixture_wait_note(fx, "process/exited", proxied);
+		g_assert_cmpint(esd_test_json_get_int(exited, "params.exitCode"), ==, 0);
+		g_assert_false(
+		    json_node_get_boolean(esd_test_json_get(exited, "params.sandboxDenied")));
+	}
+	/* no sandbox: the flag is ignored */
+	fixture_start(fx, "plain", "echo ran", "\"enforceManagedNetwork\":true");
+	out = fixture_output(fx, "plain");
+	g_assert_cmpstr(out, ==, "ran\n");
+	exited = fixture_wait_note(fx, "process/exited", "plain");
+	g_assert_cmpint(esd_test_json_get_int(exited, "params.exitCode"), ==, 0);
+	for (guint i = 0; i < G_N_ELEMENTS(invalid); i++) {
+		g_autofree gchar *id = g_strdup_printf("bad%u", i);
+		g_autofree gchar *member =
+		    g_strdup_printf("\"managedNetwork\":%s", invalid[i].value);
+		g_autofree gchar *params = start_params(id, "true", member);
+		g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
+
+		g_assert_cmpint(esd_test_json_get_int(reply, "error.code"), ==, -32602);
+		g_assert_cmpstr(esd_test_json_get_string(reply, "error.message"),
+				==,
+				invalid[i].message);
+	}
+	/* members of the client's own proxy are accepted */
+	fixture_start(fx,
+		      "accepted",
+		      "true",
+		      "\"managedNetwork\":{\"loopbackPorts\":[8080],\"allowLocalBinding\":true,"
+		      "\"allowUnixSockets\":[\"/run/x\"],\"bogus\":1}");
+	g_free(fixture_output(fx, "accepted"));
+}
+
+/* the sandbox's namespace, and the proxy's listeners in it, end with the command */
+static void
+test_managed_lifecycle(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	const gchar *script = "readlink /proc/self/ns/net; exec sleep 60";
+	GPid daemon;
+	guint64 ns;
+	g_autoptr(JsonNode) reply = NULL;
+	g_autofree gchar *type = NULL;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	daemon = esd_test_daemon_get_pid(fx->daemon);
+	/* the command ends by itself */
+	type = fixture_start_sandboxed(fx,
+				       "short",
+				       member,
+				       "restricted",
+				       "readlink /proc/self/ns/net; sleep 0.5");
+	ns = fixture_netns(fx, "short");
+	g_assert_true(netns_alive(daemon, ns));
+	g_free(fixture_output(fx, "short"));
+	assert_netns_goes(daemon, ns);
+	g_clear_pointer(&type, g_free);
+
+	/* terminated */
+	type = fixture_start_sandboxed(fx, "long", member, "restricted", script);
+	ns = fixture_netns(fx, "long");
+	g_assert_true(netns_alive(daemon, ns));
+	reply = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	g_free(fixture_output(fx, "long"));
+	assert_netns_goes(daemon, ns);
+}
+
+/* the client goes: its session expires and takes the namespace with it */
+static void
+test_managed_client_vanishes(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *type = NULL;
+	GPid daemon;
+	guint64 ns;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	daemon = esd_test_daemon_get_pid(fx->daemon);
+	type = fixture_start_sandboxed(fx,
+				       "long",
+				       member,
+				       "restricted",
+				       "readlink /proc/self/ns/net; exec sleep 60");
+	ns = fixture_netns(fx, "long");
+	g_assert_true(netns_alive(daemon, ns));
+	esd_test_ws_client_close(fx->client);
+	g_clear_object(&fx->client);
+	assert_netns_goes(daemon, ns);
+}
+
+/* the daemon killed: nothing of the sandbox's network is left */
+static void
+test_managed_daemon_killed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *type = NULL;
+	GPid daemon;
+	guint64 ns;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	daemon = esd_test_daemon_get_pid(fx->daemon);
+	type = fixture_start_sandboxed(fx,
+				       "long",
+				       member,
+				       "restricted",
+				       "readlink /proc/self/ns/net; exec sleep 60");
+	ns = fixture_netns(fx, "long");
+	g_assert_true(netns_alive(daemon, ns));
+	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
+	g_assert_true(esd_test_daemon_wait_exit(fx->daemon, ESD_TEST_TIMEOUT_MS));
+	assert_netns_goes(0, ns);
+	g_clear_object(&fx->client);
+	g_clear_object(&fx->daemon);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1464,6 +1956,9 @@ main(int argc, char **argv)
 		ADD("decider-silent", test_decider_silent);
 		ADD("lifecycle", test_lifecycle);
 		ADD("other-process", test_other_process);
+		ADD("managed", test_managed);
+		ADD("enforce", test_enforce);
+		ADD("managed-lifecycle", test_managed_lifecycle);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
@@ -1471,6 +1966,18 @@ main(int argc, char **argv)
 		   "upstream",
 		   fixture_setup,
 		   test_upstream,
+		   fixture_teardown);
+	g_test_add("/execserverd/network-proxy/ws/managed-client-vanishes",
+		   Fixture,
+		   "ws-grace",
+		   fixture_setup,
+		   test_managed_client_vanishes,
+		   fixture_teardown);
+	g_test_add("/execserverd/network-proxy/ws/managed-daemon-killed",
+		   Fixture,
+		   "ws",
+		   fixture_setup,
+		   test_managed_daemon_killed,
 		   fixture_teardown);
 	g_test_add("/execserverd/network-proxy/ws/daemon-killed",
 		   Fixture,
