@@ -24,8 +24,18 @@ Throughput is the curl's speed; the server's CPU (user + system from
 servers alternate workload by workload, --reps times; medians are printed,
 with the ratio execserverd / reference. Not a test: nothing passes or fails.
 
+  spawn    N commands (`true`) started one after the other, each with its
+           proxy: the median time from process/start to process/closed
+
+With --sandbox every command runs in a sandbox (the root readable, the
+network restricted) with enforceManagedNetwork, so it reaches its proxy
+through the managed network only (the reference: its proxy routing
+bridge; its helper is found as codex-linux-sandbox on PATH); the direct
+workload is then left out, as nothing is reachable without the proxy.
+
   scripts/bench-network-proxy.py [--build build] [--size 500] [--reps 3]
-                                 [--only tunnel,http,latency,idle,tunnels]
+                                 [--only tunnel,http,latency,idle,tunnels,spawn]
+                                 [--sandbox]
 """
 
 import argparse
@@ -147,7 +157,18 @@ PROXY = {"enabled": True, "enableSocks5": False, "enableSocks5Udp": False,
          "allowLocalBinding": False, "mode": "full", "domains": {"127.0.0.1": "allow"}}
 
 
+SANDBOX = {"permissions": {"type": "managed",
+                           "file_system": {"type": "restricted", "entries": [
+                               {"path": {"type": "special", "value": {"kind": "root"}},
+                                "access": "read"}]},
+                           "network": "restricted"},
+           "windowsSandboxLevel": "disabled"}
+
+
 class Server:
+    sandbox = False
+    path = os.environ.get("PATH", "/usr/bin:/bin")
+
     def __init__(self, name, argv, env):
         self.name = name
         self.proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
@@ -178,10 +199,13 @@ class Server:
     def start(self, argv, env=None):
         self.count += 1
         pid = f"b{self.count}"
-        self.ws.call("process/start", {
-            "processId": pid, "argv": argv, "cwd": "file:///tmp",
-            "env": env or {"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-            "tty": False, "networkProxy": {"proxy": PROXY}})
+        params = {"processId": pid, "argv": argv, "cwd": "file:///tmp",
+                  "env": env or {"PATH": self.path},
+                  "tty": False, "networkProxy": {"proxy": PROXY}}
+        if self.sandbox:
+            params["sandbox"] = SANDBOX
+            params["enforceManagedNetwork"] = True
+        self.ws.call("process/start", params)
         return pid
 
     def run(self, script):
@@ -252,8 +276,10 @@ def once(addr, req):
 via = [once(("127.0.0.1", int(proxy[1])),
             b"GET http://127.0.0.1:%d/s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n\r\n" % (port, port))
        for _ in range(n)]
-direct = [once(("127.0.0.1", port), b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n") for _ in range(n)]
-print(statistics.median(via) * 1e6, statistics.median(direct) * 1e6)
+# in a sandbox nothing but the proxy is reachable: no direct figure
+direct = [once(("127.0.0.1", port), b"GET /s HTTP/1.1\r\nHost: x\r\n\r\n")
+          for _ in range(n if len(sys.argv) < 4 else 0)]
+print(statistics.median(via) * 1e6, statistics.median(direct) * 1e6 if direct else 0)
 '''
 
 HOLD_CLIENT = r'''
@@ -283,7 +309,10 @@ def main():
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--idle", type=int, default=20)
     ap.add_argument("--tunnels", type=int, default=50)
+    ap.add_argument("--spawns", type=int, default=50)
     ap.add_argument("--only", default="tunnel,http,latency,idle,tunnels")
+    ap.add_argument("--sandbox", action="store_true",
+                    help="run the commands in a restricted sandbox, enforceManagedNetwork")
     args = ap.parse_args()
     only = args.only.split(",")
 
@@ -298,6 +327,13 @@ def main():
     tport = target.server_address[1]
     home = os.path.join(tmp, "home")
     os.mkdir(home)
+    if args.sandbox:
+        # the reference runs its sandbox helper by this name from PATH
+        helpers = os.path.join(tmp, "bin")
+        os.mkdir(helpers)
+        os.symlink(REF, os.path.join(helpers, "codex-linux-sandbox"))
+        Server.sandbox = True
+        Server.path = helpers + ":" + Server.path
 
     def servers():
         sock = socket.socket()
@@ -322,7 +358,7 @@ def main():
     for _ in range(args.reps):
         for server in servers():
             try:
-                if "tunnel" in only or "http" in only:
+                if ("tunnel" in only or "http" in only) and not args.sandbox:
                     # the ceiling of this machine: curl and the target without a proxy
                     speed, _ = transfer(server, f"http://127.0.0.1:{tport}/big", "--noproxy '*'")
                     add(server, "direct MB/s (no proxy)", speed)
@@ -336,9 +372,20 @@ def main():
                     add(server, "http server CPU ms/MB", cpu)
                 if "latency" in only:
                     out = server.ws.output(server.start(
-                        ["python3", "-c", LATENCY_CLIENT, str(tport), str(args.requests)]))
+                        ["python3", "-c", LATENCY_CLIENT, str(tport), str(args.requests)]
+                        + (["nodirect"] if args.sandbox else [])))
                     via, direct = map(float, out.split())
-                    add(server, "added latency us/request", via - direct)
+                    if args.sandbox:
+                        add(server, "latency via proxy us/request", via)
+                    else:
+                        add(server, "added latency us/request", via - direct)
+                if "spawn" in only:
+                    times = []
+                    for _ in range(args.spawns):
+                        t = time.perf_counter()
+                        server.ws.output(server.start(["true"]))
+                        times.append((time.perf_counter() - t) * 1000)
+                    add(server, "spawn ms/command", statistics.median(times))
                 if "idle" in only:
                     before = server.pss_kb()
                     pids = [server.start(["sleep", "60"]) for _ in range(args.idle)]
