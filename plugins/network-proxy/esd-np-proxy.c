@@ -1137,8 +1137,9 @@ esd_np_proxy_channel_cb(gint fd, GIOCondition condition, gpointer user_data)
 	     c = CMSG_NXTHDR(&msg, c)) {
 		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 			continue;
-		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(gint);
+		n = MIN((c->cmsg_len - CMSG_LEN(0)) / sizeof(gint), G_N_ELEMENTS(listeners));
 		memcpy(listeners, CMSG_DATA(c), n * sizeof(gint));
+		break;
 	}
 	for (guint i = 0; i < n; i++) {
 		g_autoptr(GError) error = NULL;
