@@ -923,7 +923,9 @@ esd_process_methods_spawn(EsdStartJob *job)
 	request.pipe_stdin = start->pipe_stdin;
 	request.rows = ESD_PTY_ROWS;
 	request.cols = ESD_PTY_COLS;
-	if (start->policy != NULL && esd_sandbox_policy_is_isolated(start->policy)) {
+	/* enforceManagedNetwork sandboxes the network of any `sandbox`, as the reference does */
+	if (start->policy != NULL &&
+	    (esd_sandbox_policy_is_isolated(start->policy) || start->enforce_managed_network)) {
 		launch = esd_process_methods_prepare_sandbox(call,
 							     start,
 							     job->path,

@@ -156,17 +156,17 @@ esd_np_plugin_route_sandbox(ErpcLaunch *launch, EsdNpProxy *proxy, GError **erro
 	ErpcSandboxPolicy *policy = erpc_launch_get_policy(launch);
 	guint16 ports[2] = {esd_np_proxy_get_port(proxy), esd_np_proxy_get_socks_port(proxy)};
 	gint pair[2];
-
 	JsonNode *enforce =
 	    json_object_get_member(erpc_launch_get_params(launch), "enforceManagedNetwork");
+	gboolean enforced = enforce != NULL && JSON_NODE_HOLDS_VALUE(enforce) &&
+			    json_node_get_value_type(enforce) == G_TYPE_BOOLEAN &&
+			    json_node_get_boolean(enforce);
 
-	if (!erpc_launch_is_sandboxed(launch))
+	/* enforceManagedNetwork: any `sandbox`, even one that isolates nothing else */
+	if (policy == NULL || (!enforced && !erpc_launch_is_sandboxed(launch)))
 		return TRUE;
 	/* with the host's network the proxy is reached directly, unless the client enforces */
-	if (erpc_sandbox_policy_get_network(policy) != ERPC_SANDBOX_NETWORK_RESTRICTED &&
-	    (enforce == NULL || !JSON_NODE_HOLDS_VALUE(enforce) ||
-	     json_node_get_value_type(enforce) != G_TYPE_BOOLEAN ||
-	     !json_node_get_boolean(enforce)))
+	if (!enforced && erpc_sandbox_policy_get_network(policy) != ERPC_SANDBOX_NETWORK_RESTRICTED)
 		return TRUE;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
 		gint saved = errno;

@@ -1595,6 +1595,7 @@ fixture_skip_sandbox(Fixture *fx)
 	return FALSE;
 }
 
+/* @network, or `disabled`: a sandbox whose profile isolates nothing */
 static gchar *
 fixture_start_sandboxed(Fixture *fx,
 			const gchar *id,
@@ -1602,7 +1603,11 @@ fixture_start_sandboxed(Fixture *fx,
 			const gchar *network,
 			const gchar *script)
 {
-	g_autofree gchar *sandbox = sandbox_member(network);
+	g_autofree gchar *sandbox =
+	    g_strcmp0(network, "disabled") == 0
+		? g_strdup("\"sandbox\":{\"permissions\":{\"type\":\"disabled\"},"
+			   "\"windowsSandboxLevel\":\"disabled\"}")
+		: sandbox_member(network);
 	g_autofree gchar *both = g_strdup_printf("%s,%s", member, sandbox);
 	g_autofree gchar *params = start_params(id, script, both);
 	g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
@@ -1747,8 +1752,9 @@ test_managed(Fixture *fx, gconstpointer user_data)
 
 /*
  * enforceManagedNetwork fails closed: a sandboxed command without a proxy
- * does not run (exit 101, sandboxDenied), with a restricted network and
- * with the host's alike; with a proxy it runs behind it. Without a sandbox
+ * does not run (exit 101, sandboxDenied), with a restricted network, with
+ * the host's, and under a profile that isolates nothing else alike; with a
+ * proxy it runs behind it. Without a sandbox
  * it changes nothing, as on the reference. managedNetwork is checked.
  */
 static void
@@ -1766,7 +1772,7 @@ test_enforce(Fixture *fx, gconstpointer user_data)
 	    {"{\"transparentTcp\":true}",
 	     "transparent TCP requires an executor-local managed proxy"},
 	};
-	const gchar *networks[] = {"restricted", "enabled"};
+	const gchar *networks[] = {"restricted", "enabled", "disabled"};
 	g_autofree gchar *proxy = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
 	g_autofree gchar *with_proxy = g_strdup_printf("\"enforceManagedNetwork\":true,%s", proxy);
 	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/e", fx->target.port);
