@@ -24,6 +24,10 @@ GPtrArray *
 erpc_context_get_launch_hooks(ErpcContext *self);
 gboolean
 erpc_context_claims_member(ErpcContext *self, const gchar *member);
+void
+erpc_context_set_hooks_loader(ErpcContext *self,
+			      void (*func)(gpointer user_data),
+			      gpointer user_data);
 
 /* listeners and what a sandbox must not show */
 void

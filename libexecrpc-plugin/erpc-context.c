@@ -20,6 +20,9 @@ struct _ErpcContext {
 	GPtrArray *hooks;   /* of ErpcLaunchHook, in the order they were added */
 	GHashTable *owners; /* ErpcLaunchHook → owner name */
 	GHashTable *claims; /* member → ErpcLaunchHook */
+	/* adds the hooks of plugins not loaded yet, at the first look at them */
+	GCallback hooks_loader;
+	gpointer hooks_loader_data;
 	/* listeners and what a sandbox must not show */
 	GPtrArray *listen_uris;	 /* of gchar*, NULL-terminated */
 	GPtrArray *hidden_paths; /* of gchar*, NULL-terminated */
@@ -196,6 +199,37 @@ erpc_context_remove_owner(ErpcContext *self, const gchar *owner)
 }
 
 /**
+ * erpc_context_set_hooks_loader:
+ * @self: a #ErpcContext
+ * @func: (nullable): called once, before the hooks are first looked at, to
+ *   add those of plugins loaded only when needed; %NULL to drop it
+ * @user_data: for @func
+ *
+ * For the daemon, whose loader defers plugins that add launch hooks.
+ */
+void
+erpc_context_set_hooks_loader(ErpcContext *self,
+			      void (*func)(gpointer user_data),
+			      gpointer user_data)
+{
+	g_return_if_fail(ERPC_IS_CONTEXT(self));
+	self->hooks_loader = (GCallback)func;
+	self->hooks_loader_data = user_data;
+}
+
+static void
+erpc_context_load_hooks(ErpcContext *self)
+{
+	void (*func)(gpointer) = (void (*)(gpointer))self->hooks_loader;
+
+	if (func == NULL)
+		return;
+	/* once: the plugins it loads add their hooks through this context */
+	self->hooks_loader = NULL;
+	func(self->hooks_loader_data);
+}
+
+/**
  * erpc_context_get_launch_hooks:
  * @self: a #ErpcContext
  *
@@ -205,6 +239,7 @@ GPtrArray *
 erpc_context_get_launch_hooks(ErpcContext *self)
 {
 	g_return_val_if_fail(ERPC_IS_CONTEXT(self), NULL);
+	erpc_context_load_hooks(self);
 	return self->hooks;
 }
 
@@ -219,6 +254,7 @@ gboolean
 erpc_context_claims_member(ErpcContext *self, const gchar *member)
 {
 	g_return_val_if_fail(ERPC_IS_CONTEXT(self), FALSE);
+	erpc_context_load_hooks(self);
 	return g_hash_table_contains(self->claims, member);
 }
 

@@ -20,6 +20,8 @@ void
 erpc_registry_set_option(ErpcRegistry *self, const gchar *name, GVariant *value);
 const ErpcMethodInfo *
 erpc_registry_lookup_method(ErpcRegistry *self, const gchar *name, gpointer *user_data);
+const ErpcMethodInfo *
+erpc_registry_get_method(ErpcRegistry *self, const gchar *name);
 
 void
 erpc_registry_set_context(ErpcRegistry *self, ErpcContext *context);

@@ -299,6 +299,17 @@ erpc_registry_lookup_method(ErpcRegistry *self, const gchar *name, gpointer *use
 	return &method->info;
 }
 
+/* the method as registered, whatever its capability's version: for manifests */
+const ErpcMethodInfo *
+erpc_registry_get_method(ErpcRegistry *self, const gchar *name)
+{
+	ErpcRegistryMethod *method;
+
+	g_return_val_if_fail(ERPC_IS_REGISTRY(self), NULL);
+	method = g_hash_table_lookup(self->methods, name);
+	return method != NULL ? &method->info : NULL;
+}
+
 /**
  * erpc_registry_lookup_extension:
  * @self: a #ErpcRegistry

@@ -3,13 +3,16 @@
 
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "erpc-context-private.h"
 #include "erpc-plugin-private.h"
+#include "erpc-registry-private.h"
 #include "esd-plugin-loader.h"
 
 /*
@@ -53,15 +56,22 @@
 #define ESD_PLUGIN_MANIFEST_GROUP  "Plugin"
 
 /*
- * Deferred plugins. A plugin that only provides transports may come with a
- * manifest, libesd-plugin-NAME.manifest next to it (written at build time by
- * esd-plugin-manifest from the loaded plugin), that lists its transports and
+ * Deferred plugins. A plugin that provides transports, methods and
+ * capabilities only (no launch hooks) may come with a manifest,
+ * libesd-plugin-NAME.manifest next to it (written at build time by
+ * esd-plugin-manifest from the loaded plugin), that lists them and its
  * options. When deferring is on, such a plugin is not opened at start-up,
  * only when one of its schemes is to be listened on, one of its options is on
- * the command line, its config section is read, or everything is wanted
- * (--help, --list-plugins): a stdio daemon need not map the WebSocket and TLS
- * libraries. The manifest is checked as the plugin file is, and ignored
- * (the plugin loaded at once) when it is unreadable or of another build.
+ * the command line, its config section is read, one of its methods is called,
+ * or everything is wanted (--help, --list-plugins): a stdio daemon need not
+ * map the WebSocket and TLS libraries, nor a daemon that never serves an
+ * http/request the http plugin. Until then its capabilities are registered
+ * from the manifest and its methods as stubs with the same gating and params
+ * type, so that the handshake and every check before a handler answer as if
+ * it were loaded; the first call opens it, which replaces the stubs, and is
+ * handed to the real handler. The manifest is checked as the plugin file is,
+ * and ignored (the plugin loaded at once) when it is unreadable, of another
+ * build, or names a method another plugin has.
  */
 
 typedef struct {
@@ -83,7 +93,16 @@ typedef struct {
 	GStrv transports;
 	GStrv options; /* long names without dashes */
 	gchar *short_options;
+	GPtrArray *methods;    /* of ErpcMethodInfo, strings owned; func unset */
+	gboolean launch_hooks; /* loaded before launch hooks are first looked at */
+	GKeyFile *file;	       /* the manifest: capabilities are read from it */
 } EsdPluginDeferred;
+
+/* the user data of a stub method: whose it is */
+typedef struct {
+	EsdPluginLoader *loader;
+	gchar *plugin;
+} EsdPluginStub;
 
 struct _EsdPluginLoader {
 	GObject parent_instance;
@@ -93,6 +112,7 @@ struct _EsdPluginLoader {
 	GPtrArray *plugins;  /* of ErpcPlugin, same order */
 	GPtrArray *deferred; /* of EsdPluginDeferred, in the order found */
 	gboolean defer;
+	gboolean started; /* a plugin loaded from now on is started at once */
 	gboolean userns_known;
 	gboolean overflow_unmapped;  /* the overflow uid stands for owners not mapped in */
 	gboolean parent_root_mapped; /* the parent namespace's root is mapped in */
@@ -124,7 +144,26 @@ esd_plugin_deferred_free(EsdPluginDeferred *deferred)
 	g_strfreev(deferred->transports);
 	g_strfreev(deferred->options);
 	g_free(deferred->short_options);
+	g_clear_pointer(&deferred->methods, g_ptr_array_unref);
+	g_clear_pointer(&deferred->file, g_key_file_unref);
 	g_free(deferred);
+}
+
+static void
+esd_plugin_method_info_free(ErpcMethodInfo *info)
+{
+	g_free((gchar *)info->name);
+	g_free((gchar *)info->family);
+	g_free((gchar *)info->params_type);
+	g_free((gchar *)info->capability);
+	g_free(info);
+}
+
+static void
+esd_plugin_stub_free(EsdPluginStub *stub)
+{
+	g_free(stub->plugin);
+	g_free(stub);
 }
 
 /**
@@ -488,7 +527,7 @@ esd_plugin_loader_load_file_in(EsdPluginLoader *self,
 {
 	g_autofree gchar *file_name = NULL;
 	g_autofree gchar *real_path = NULL;
-	GModule *module;
+	void *module;
 	ErpcPluginQueryFunc query = NULL;
 	const ErpcPluginInfo *info;
 	EsdPluginEntry *existing;
@@ -519,21 +558,36 @@ esd_plugin_loader_load_file_in(EsdPluginLoader *self,
 	real_path = esd_plugin_loader_validate_file(self, path, dir, error);
 	if (real_path == NULL)
 		return NULL;
-	module = g_module_open_full(real_path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL, error);
-	if (module == NULL)
+	/*
+	 * dlopen(), not g_module_open(): GModule holds its lock across dlopen(),
+	 * and libsoup's constructor calls g_module_open() under the loader's
+	 * lock, so a plugin opened here while a thread opens libsoup (the ws
+	 * plugin does at start-up) would deadlock the two. Never unloaded: a
+	 * registered GType cannot be.
+	 */
+	module = dlopen(real_path, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
+	if (module == NULL) {
+		const gchar *reason = dlerror();
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_REQUEST,
+			    "%s",
+			    reason != NULL ? reason : real_path);
 		return NULL;
-	if (!g_module_symbol(module, ERPC_PLUGIN_SYMBOL, (gpointer *)&query) || query == NULL) {
+	}
+	query = (ErpcPluginQueryFunc)dlsym(module, ERPC_PLUGIN_SYMBOL);
+	if (query == NULL) {
 		g_set_error(error,
 			    ERPC_ERROR,
 			    ERPC_ERROR_INVALID_REQUEST,
 			    "%s does not export " ERPC_PLUGIN_SYMBOL,
 			    path);
-		g_module_close(module);
+		dlclose(module);
 		return NULL;
 	}
 	info = query();
 	if (!esd_plugin_loader_check_info(info, path, file_name, error)) {
-		g_module_close(module);
+		dlclose(module);
 		return NULL;
 	}
 	gtype = info->get_type();
@@ -544,11 +598,8 @@ esd_plugin_loader_load_file_in(EsdPluginLoader *self,
 			    "%s: type %s is not a concrete ErpcPlugin",
 			    path,
 			    g_type_name(gtype));
-		g_module_close(module);
 		return NULL;
 	}
-	/* a registered GType cannot be unloaded */
-	g_module_make_resident(module);
 	plugin = g_object_new(gtype, "name", info->name, NULL);
 	if (!erpc_plugin_runner_setup(plugin, self->registry, error))
 		return NULL;
@@ -612,6 +663,9 @@ esd_plugin_loader_find_deferred(EsdPluginLoader *self, const gchar *name, guint 
 	return NULL;
 }
 
+static gboolean
+esd_plugin_loader_read_methods(GKeyFile *file, GPtrArray *methods, GError **error);
+
 /* the manifest of the plugin at @path, if it has a usable one; see the top */
 static EsdPluginDeferred *
 esd_plugin_loader_read_manifest(EsdPluginLoader *self,
@@ -659,13 +713,113 @@ esd_plugin_loader_read_manifest(EsdPluginLoader *self,
 		deferred->options = g_new0(gchar *, 1);
 	if (deferred->short_options == NULL)
 		deferred->short_options = g_strdup("");
+	deferred->launch_hooks =
+	    g_key_file_get_boolean(file, ESD_PLUGIN_MANIFEST_GROUP, "LaunchHooks", NULL);
+	deferred->methods =
+	    g_ptr_array_new_with_free_func((GDestroyNotify)esd_plugin_method_info_free);
+	if (!esd_plugin_loader_read_methods(file, deferred->methods, &error)) {
+		g_info("ignoring the manifest %s: %s", manifest, error->message);
+		esd_plugin_deferred_free(deferred);
+		return NULL;
+	}
+	deferred->file = g_steal_pointer(&file);
 	return deferred;
+}
+
+/* the [Method NAME] groups of a manifest */
+static gboolean
+esd_plugin_loader_read_methods(GKeyFile *file, GPtrArray *methods, GError **error)
+{
+	g_auto(GStrv) groups = g_key_file_get_groups(file, NULL);
+
+	for (guint i = 0; groups[i] != NULL; i++) {
+		g_autofree ErpcMethodInfo *info = NULL;
+		g_autoptr(GError) local_error = NULL;
+		const gchar *group = groups[i];
+		guint64 since;
+		guint64 flags;
+
+		if (!g_str_has_prefix(group, "Method "))
+			continue;
+		since = g_key_file_get_uint64(file, group, "Since", &local_error);
+		if (local_error == NULL)
+			flags = g_key_file_get_uint64(file, group, "Flags", &local_error);
+		if (local_error != NULL || since > G_MAXUINT ||
+		    (flags & ~(guint64)(ERPC_METHOD_FLAG_PRE_INIT | ERPC_METHOD_FLAG_BLOBS)) != 0 ||
+		    group[strlen("Method ")] == '\0') {
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    "[%s]: %s",
+				    group,
+				    local_error != NULL ? local_error->message : "bad values");
+			return FALSE;
+		}
+		info = g_new0(ErpcMethodInfo, 1);
+		info->name = g_strdup(group + strlen("Method "));
+		info->family = g_key_file_get_string(file, group, "Family", NULL);
+		info->params_type = g_key_file_get_string(file, group, "ParamsType", NULL);
+		info->capability = g_key_file_get_string(file, group, "Capability", NULL);
+		info->since_version = (guint)since;
+		info->flags = (ErpcMethodFlags)flags;
+		g_ptr_array_add(methods, g_steal_pointer(&info));
+	}
+	return TRUE;
+}
+
+static void
+esd_plugin_loader_stub_cb(ErpcCall *call, JsonObject *params, gpointer user_data);
+static void
+esd_plugin_loader_load_hook_plugins(gpointer user_data);
+
+/*
+ * What a deferred plugin would register, from its manifest, under its name:
+ * loading it drops these first. FALSE (and nothing kept) when a method or
+ * capability is taken: the plugin is then loaded at once, to fail as it would.
+ */
+static gboolean
+esd_plugin_loader_register_stubs(EsdPluginLoader *self, EsdPluginDeferred *deferred)
+{
+	g_auto(GStrv) caps = NULL;
+	g_autoptr(GError) error = NULL;
+	gboolean ok = TRUE;
+
+	erpc_registry_set_owner(self->registry, deferred->name);
+	caps = g_key_file_get_keys(deferred->file, "Capabilities", NULL, NULL);
+	for (guint i = 0; ok && caps != NULL && caps[i] != NULL; i++) {
+		guint64 version =
+		    g_key_file_get_uint64(deferred->file, "Capabilities", caps[i], NULL);
+		ok = version > 0 && version <= G_MAXUINT &&
+		     erpc_registry_add_capability(self->registry, caps[i], (guint)version, &error);
+	}
+	for (guint i = 0; ok && i < deferred->methods->len; i++) {
+		ErpcMethodInfo info = *(ErpcMethodInfo *)g_ptr_array_index(deferred->methods, i);
+		EsdPluginStub *stub = g_new0(EsdPluginStub, 1);
+
+		stub->loader = self;
+		stub->plugin = g_strdup(deferred->name);
+		info.func = esd_plugin_loader_stub_cb;
+		ok = erpc_registry_add_method(self->registry,
+					      &info,
+					      stub,
+					      (GDestroyNotify)esd_plugin_stub_free,
+					      &error);
+	}
+	erpc_registry_set_owner(self->registry, NULL);
+	if (!ok) {
+		g_debug("plugin %s not deferred: %s",
+			deferred->name,
+			error != NULL ? error->message : "a bad capability version");
+		erpc_registry_remove_owner(self->registry, deferred->name);
+	}
+	return ok;
 }
 
 /* returns the number of plugins loaded; failures are logged and skipped */
 guint
 esd_plugin_loader_load_all(EsdPluginLoader *self)
 {
+	ErpcContext *context = erpc_registry_get_context(self->registry);
 	guint n = 0;
 
 	for (guint i = 0; i < self->dirs->len; i++) {
@@ -696,9 +850,17 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 			if (self->defer &&
 			    (deferred = esd_plugin_loader_read_manifest(self, path, name, dir)) !=
 				NULL) {
-				g_debug("plugin %s at %s deferred", name, path);
-				g_ptr_array_add(self->deferred, deferred);
-				continue;
+				if (esd_plugin_loader_register_stubs(self, deferred)) {
+					g_debug("plugin %s at %s deferred", name, path);
+					g_ptr_array_add(self->deferred, deferred);
+					if (deferred->launch_hooks && context != NULL)
+						erpc_context_set_hooks_loader(
+						    context,
+						    esd_plugin_loader_load_hook_plugins,
+						    self);
+					continue;
+				}
+				esd_plugin_deferred_free(deferred);
 			}
 			plugin = esd_plugin_loader_load_file_in(self, path, dir, &error);
 			if (plugin == NULL) {
@@ -731,9 +893,16 @@ esd_plugin_loader_load_deferred_at(EsdPluginLoader *self, guint index)
 	ErpcPlugin *plugin;
 
 	g_debug("loading deferred plugin %s", deferred->name);
+	/* the stubs go: the plugin registers the real ones */
+	erpc_registry_remove_owner(self->registry, deferred->name);
 	plugin = esd_plugin_loader_load_file_in(self, deferred->path, deferred->dir, &error);
-	if (plugin == NULL)
+	if (plugin == NULL) {
 		g_warning("refusing plugin: %s", error->message);
+	} else if (self->started && !erpc_plugin_runner_startup(plugin, &error)) {
+		/* kept, as a plugin stays mapped, but with nothing registered */
+		g_warning("plugin %s failed to start: %s", deferred->name, error->message);
+		erpc_registry_remove_owner(self->registry, deferred->name);
+	}
 	esd_plugin_deferred_free(deferred);
 	/* the loader keeps its reference */
 	if (plugin != NULL)
@@ -759,6 +928,21 @@ esd_plugin_loader_load_deferred(EsdPluginLoader *self, const gchar *name)
 	}
 	while (self->deferred->len > 0)
 		esd_plugin_loader_load_deferred_at(self, 0);
+}
+
+/* the context's hooks loader: every deferred plugin that adds launch hooks */
+static void
+esd_plugin_loader_load_hook_plugins(gpointer user_data)
+{
+	EsdPluginLoader *self = ESD_PLUGIN_LOADER(user_data);
+
+	for (guint i = 0; i < self->deferred->len;) {
+		EsdPluginDeferred *deferred = g_ptr_array_index(self->deferred, i);
+		if (deferred->launch_hooks)
+			esd_plugin_loader_load_deferred_at(self, i);
+		else
+			i++;
+	}
 }
 
 /**
@@ -874,7 +1058,39 @@ esd_plugin_loader_startup(EsdPluginLoader *self, GError **error)
 		if (!erpc_plugin_runner_startup(g_ptr_array_index(self->plugins, i), error))
 			return FALSE;
 	}
+	self->started = TRUE;
 	return TRUE;
+}
+
+/*
+ * The handler of a deferred plugin's methods: loads it and hands the call to
+ * the handler it registers. Loading frees @user_data (the stubs are dropped).
+ */
+static void
+esd_plugin_loader_stub_cb(ErpcCall *call, JsonObject *params, gpointer user_data)
+{
+	EsdPluginStub *stub = user_data;
+	EsdPluginLoader *self = stub->loader;
+	g_autofree gchar *plugin = g_strdup(stub->plugin);
+	const gchar *method = erpc_call_get_method(call);
+	const ErpcMethodInfo *info;
+	gpointer data = NULL;
+	guint index;
+
+	if (esd_plugin_loader_find_deferred(self, plugin, &index) != NULL)
+		esd_plugin_loader_load_deferred_at(self, index);
+	info = erpc_registry_lookup_method(self->registry, method, &data);
+	if (info == NULL || info->func == esd_plugin_loader_stub_cb) {
+		g_autoptr(GError) error =
+		    g_error_new(ERPC_ERROR,
+				ERPC_ERROR_INTERNAL,
+				"%s is not available: plugin %s could not be loaded",
+				method,
+				plugin);
+		erpc_call_return_error(call, error);
+		return;
+	}
+	info->func(call, params, data);
 }
 
 void
@@ -896,6 +1112,15 @@ static void
 esd_plugin_loader_finalize(GObject *object)
 {
 	EsdPluginLoader *self = ESD_PLUGIN_LOADER(object);
+	ErpcContext *context = erpc_registry_get_context(self->registry);
+
+	/* the registry may outlive us: nothing of ours is left to call */
+	for (guint i = 0; i < self->deferred->len; i++) {
+		EsdPluginDeferred *deferred = g_ptr_array_index(self->deferred, i);
+		erpc_registry_remove_owner(self->registry, deferred->name);
+	}
+	if (context != NULL)
+		erpc_context_set_hooks_loader(context, NULL, NULL);
 	g_ptr_array_unref(self->plugins);
 	g_ptr_array_unref(self->deferred);
 	g_ptr_array_unref(self->entries);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "erpc-context-private.h"
 #include "erpc-plugin-private.h"
 #include "erpc-registry-private.h"
 #include "esd-plugin-loader.h"
@@ -13,9 +14,9 @@
 /*
  * esd-plugin-manifest PLUGIN.so OUTPUT: writes the manifest that lets the
  * daemon defer loading a plugin (see esd-plugin-loader.c), from the plugin
- * itself: the transports it registers and the options its group has, as
- * --help shows them. Only a plugin that adds nothing but transports may be
- * deferred: methods and capabilities must be there for the first request.
+ * itself: the transports, methods and capabilities it registers and the
+ * options its group has, as --help shows them, and whether it adds launch
+ * hooks. A plugin that provides another extension cannot be deferred.
  */
 
 /* the option names of the lines of --help-NAME: "  -x, --long=VALUE   text" */
@@ -47,6 +48,7 @@ int
 main(int argc, char *argv[])
 {
 	g_autoptr(ErpcRegistry) registry = NULL;
+	g_autoptr(ErpcContext) context = erpc_context_new();
 	g_autoptr(EsdPluginLoader) loader = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GKeyFile) file = g_key_file_new();
@@ -67,6 +69,7 @@ main(int argc, char *argv[])
 		return EXIT_FAILURE;
 	}
 	registry = erpc_registry_new();
+	erpc_registry_set_context(registry, context);
 	loader = esd_plugin_loader_new(registry);
 	plugin = esd_plugin_loader_load_file(loader, argv[1], &error);
 	if (plugin == NULL) {
@@ -78,11 +81,30 @@ main(int argc, char *argv[])
 	methods = erpc_registry_list_methods(registry, name);
 	caps = erpc_registry_list_capabilities(registry, name);
 	exts = erpc_registry_list_extensions(registry, NULL, name);
-	if (methods->len > 0 || caps->len > 0) {
-		g_printerr("%s: %s registers methods or capabilities: it cannot be deferred\n",
-			   argv[0],
-			   name);
-		return EXIT_FAILURE;
+	/* [Plugin] first, for a reader */
+	g_key_file_set_string(file, "Plugin", "Name", name);
+	/* loaded before the first process/start looks at the hooks */
+	if (erpc_context_get_launch_hooks(context)->len > 0)
+		g_key_file_set_boolean(file, "Plugin", "LaunchHooks", TRUE);
+	for (guint i = 0; i < methods->len; i++) {
+		const ErpcMethodInfo *info =
+		    erpc_registry_get_method(registry, g_ptr_array_index(methods, i));
+		g_autofree gchar *group_name = g_strconcat("Method ", info->name, NULL);
+
+		g_key_file_set_string(file, group_name, "Family", info->family);
+		if (info->params_type != NULL)
+			g_key_file_set_string(file, group_name, "ParamsType", info->params_type);
+		if (info->capability != NULL)
+			g_key_file_set_string(file, group_name, "Capability", info->capability);
+		g_key_file_set_uint64(file, group_name, "Since", info->since_version);
+		g_key_file_set_uint64(file, group_name, "Flags", info->flags);
+	}
+	for (guint i = 0; i < caps->len; i++) {
+		const gchar *cap = g_ptr_array_index(caps, i);
+		g_key_file_set_uint64(file,
+				      "Capabilities",
+				      cap,
+				      erpc_registry_get_capability_version(registry, cap));
 	}
 	for (guint i = 0; i < exts->len; i++) {
 		const gchar *ext = g_ptr_array_index(exts, i);
@@ -99,11 +121,11 @@ main(int argc, char *argv[])
 	}
 	group = erpc_plugin_runner_get_option_group(plugin);
 	if (group != NULL) {
-		g_autoptr(GOptionContext) context = g_option_context_new(NULL);
+		g_autoptr(GOptionContext) option_context = g_option_context_new(NULL);
 		g_autofree gchar *help = NULL;
 
-		g_option_context_add_group(context, group);
-		help = g_option_context_get_help(context, FALSE, group);
+		g_option_context_add_group(option_context, group);
+		help = g_option_context_get_help(option_context, FALSE, group);
 		esd_manifest_scan_help(help, longs, shorts);
 	}
 	transport_list = g_strv_builder_end(transports);

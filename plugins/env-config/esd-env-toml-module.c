@@ -34,7 +34,7 @@ esd_env_toml_module_load(void)
 {
 	g_autofree gchar *dir = esd_env_toml_module_dir();
 	g_autofree gchar *path = NULL;
-	GModule *module;
+	void *module;
 	gpointer symbol = NULL;
 	const EsdEnvTomlFuncs *(*get_funcs)(void);
 
@@ -43,19 +43,23 @@ esd_env_toml_module_load(void)
 		return;
 	}
 	path = g_build_filename(dir, ESD_ENV_TOML_MODULE_NAME, NULL);
-	module = g_module_open(path, G_MODULE_BIND_LOCAL);
+	/*
+	 * dlopen(), not g_module_open(): GModule holds its lock across dlopen(),
+	 * and libsoup's constructor takes it under the loader's lock. Never
+	 * closed: C++ static state must not go away under a running worker.
+	 */
+	module = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (module == NULL) {
-		esd_env_toml_module_error = g_strdup(g_module_error());
+		const gchar *reason = dlerror();
+		esd_env_toml_module_error = g_strdup(reason != NULL ? reason : path);
 		return;
 	}
-	if (!g_module_symbol(module, ESD_ENV_TOML_FUNCS_SYMBOL, &symbol) || symbol == NULL) {
+	symbol = dlsym(module, ESD_ENV_TOML_FUNCS_SYMBOL);
+	if (symbol == NULL) {
 		esd_env_toml_module_error =
 		    g_strdup_printf("%s: no %s", path, ESD_ENV_TOML_FUNCS_SYMBOL);
-		g_module_close(module);
 		return;
 	}
-	/* C++ static state must not go away under a running worker */
-	g_module_make_resident(module);
 	get_funcs = (const EsdEnvTomlFuncs *(*)(void))symbol;
 	esd_env_toml_module_funcs = get_funcs();
 }

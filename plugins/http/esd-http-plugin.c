@@ -37,7 +37,7 @@ esd_http_plugin_load_impl(EsdHttpPlugin *self)
 	g_autofree gchar *dir = NULL;
 	g_autofree gchar *path = NULL;
 	EsdHttpImplGetFunc get = NULL;
-	GModule *module;
+	void *module;
 	Dl_info info;
 
 	if (self->impl != NULL || self->impl_failure != NULL)
@@ -49,19 +49,18 @@ esd_http_plugin_load_impl(EsdHttpPlugin *self)
 	}
 	dir = g_path_get_dirname(info.dli_fname);
 	path = g_build_filename(dir, ESD_HTTP_IMPL_MODULE, NULL);
-	module = g_module_open(path, G_MODULE_BIND_LAZY | G_MODULE_BIND_LOCAL);
+	/* dlopen(): see esd-plugin-loader.c; never closed, its types and the session stay */
+	module = dlopen(path, RTLD_LAZY | RTLD_LOCAL | RTLD_NODELETE);
 	if (module == NULL) {
-		self->impl_failure = g_strdup(g_module_error());
+		const gchar *reason = dlerror();
+		self->impl_failure = g_strdup(reason != NULL ? reason : path);
 		return FALSE;
 	}
-	if (!g_module_symbol(module, ESD_HTTP_IMPL_SYMBOL, (gpointer *)&get) || get == NULL ||
-	    g_strcmp0(get()->build_id, ERPC_BUILD_ID) != 0) {
+	get = (const EsdHttpImpl *(*)(void))dlsym(module, ESD_HTTP_IMPL_SYMBOL);
+	if (get == NULL || g_strcmp0(get()->build_id, ERPC_BUILD_ID) != 0) {
 		self->impl_failure = g_strdup_printf("%s is not of this build", path);
-		g_module_close(module);
 		return FALSE;
 	}
-	/* never closed: its types and the session stay in use */
-	g_module_make_resident(module);
 	self->impl = get();
 	self->context = self->impl->context_new(&self->limits);
 	return TRUE;

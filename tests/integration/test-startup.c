@@ -9,9 +9,12 @@
 
 /*
  * What the daemon loads at start-up: only what its command line needs (the
- * WebSocket plugin and libsoup not for a stdio daemon), with every behaviour
- * of a daemon that loads everything: the ws plugin's options and config
- * section still work, and a missing transport plugin is still reported.
+ * WebSocket plugin and libsoup not for a stdio daemon, no plugin of methods
+ * before one of its methods is called), with every behaviour of a daemon
+ * that loads everything: the ws plugin's options and config section still
+ * work, the handshake lists the capabilities of plugins not loaded yet, a
+ * method is answered by its plugin, loaded on the first call, and a missing
+ * transport plugin is still reported.
  */
 
 #define STARTUP_TEST "/execserverd/integration/startup/"
@@ -28,22 +31,158 @@ read_maps(GPid pid)
 	return maps;
 }
 
-/* a stdio daemon serves without the ws plugin or libsoup mapped; fs-local is there */
+static void
+assert_unmapped(const gchar *maps, const gchar *library)
+{
+	if (strstr(maps, library) != NULL)
+		g_error("a stdio daemon mapped %s before it was needed:\n%s", library, maps);
+}
+
+/*
+ * a stdio daemon answers the handshake without the ws plugin, libsoup or a
+ * plugin of methods mapped, and still advertises what they provide
+ */
 static void
 test_stdio_maps(void)
 {
 	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_stdio(NULL);
-	g_autofree gchar *session = esd_test_peer_handshake(ESD_TEST_PEER(daemon));
+	g_autoptr(JsonNode) result = esd_test_peer_call(
+	    ESD_TEST_PEER(daemon),
+	    "{\"id\":0,\"method\":\"initialize\",\"params\":{\"clientName\":\"startup\"}}");
 	g_autofree gchar *maps = read_maps(esd_test_daemon_get_pid(daemon));
+	const gchar *deferred[] = {"libesd-plugin-ws.so",
+				   "libsoup-3.0",
+				   "libesd-plugin-fs-local.so",
+				   "libesd-plugin-http.so",
+				   "libesd-plugin-env-config.so",
+				   "libesd-plugin-capability-discovery.so",
+				   "libyaml",
+				   "libesd-plugin-network-proxy.so",
+				   "libesd-plugin-shell-snapshot.so"};
+	JsonNode *caps = esd_test_json_get(result, "result.environmentInfo.capabilities");
 
-	g_assert_nonnull(strstr(maps, "libesd-plugin-fs-local.so"));
 	g_assert_nonnull(strstr(maps, "libesd-plugin-stdio.so"));
-	if (strstr(maps, "libesd-plugin-ws.so") != NULL)
-		g_error("a stdio daemon loaded the ws plugin:\n%s", maps);
-	if (strstr(maps, "libsoup-3.0") != NULL)
-		g_error("a stdio daemon mapped libsoup:\n%s", maps);
+	for (guint i = 0; i < G_N_ELEMENTS(deferred); i++)
+		assert_unmapped(maps, deferred[i]);
+	/* what the plugins not loaded yet provide, from their manifests */
+	g_assert_nonnull(caps);
+	g_assert_true(
+	    json_object_get_boolean_member(json_node_get_object(caps), "httpHeaderEnvVars"));
+	g_assert_true(
+	    json_object_get_boolean_member(json_node_get_object(caps), "fileWriteStreaming"));
+	g_assert_true(
+	    json_object_get_boolean_member(json_node_get_object(caps), "networkProxyLaunch"));
 	esd_test_daemon_close_stdin(daemon);
 	esd_test_daemon_assert_exit_code(daemon, 0, ESD_TEST_TIMEOUT_MS);
+}
+
+/* the first fs/ call loads fs-local, and only it, and is answered by it */
+static void
+test_deferred_method(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_stdio(NULL);
+	EsdTestPeer *peer = ESD_TEST_PEER(daemon);
+	g_autofree gchar *maps = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+
+	/* a check before the handler still answers for the plugin, and loads nothing */
+	esd_test_peer_assert_error(peer,
+				   "{\"id\":1,\"method\":\"fs/getMetadata\",\"params\":{}}",
+				   "1",
+				   -32600,
+				   "client must call initialize before using filesystem methods");
+	maps = read_maps(esd_test_daemon_get_pid(daemon));
+	assert_unmapped(maps, "libesd-plugin-fs-local.so");
+	g_clear_pointer(&maps, g_free);
+
+	g_free(esd_test_peer_handshake(peer));
+	reply = esd_test_peer_call(peer,
+				   "{\"id\":2,\"method\":\"fs/getMetadata\","
+				   "\"params\":{\"path\":\"file:///\"}}");
+	g_assert_true(esd_test_json_get(reply, "result.isDirectory") != NULL);
+	g_assert_true(json_node_get_boolean(esd_test_json_get(reply, "result.isDirectory")));
+	maps = read_maps(esd_test_daemon_get_pid(daemon));
+	g_assert_nonnull(strstr(maps, "libesd-plugin-fs-local.so"));
+	assert_unmapped(maps, "libesd-plugin-http.so");
+	assert_unmapped(maps, "libesd-plugin-network-proxy.so");
+	esd_test_daemon_close_stdin(daemon);
+	esd_test_daemon_assert_exit_code(daemon, 0, ESD_TEST_TIMEOUT_MS);
+}
+
+/* the plugins of launch hooks are there for the first process/start */
+static void
+test_deferred_hooks(void)
+{
+	g_autoptr(EsdTestDaemon) daemon = esd_test_daemon_new_stdio(NULL);
+	EsdTestPeer *peer = ESD_TEST_PEER(daemon);
+	g_autofree gchar *session = esd_test_peer_handshake(peer);
+	g_autofree gchar *maps = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+
+	/* a member only a deferred hook knows is checked by it, not refused as unknown */
+	reply = esd_test_peer_call(peer,
+				   "{\"id\":1,\"method\":\"process/start\",\"params\":{"
+				   "\"processId\":\"p1\",\"argv\":[\"/bin/true\"],"
+				   "\"cwd\":\"file:///\",\"env\":{},\"tty\":false,"
+				   "\"shellSnapshot\":7}}");
+	g_assert_cmpint(esd_test_json_get_int(reply, "error.code"), ==, -32602);
+	maps = read_maps(esd_test_daemon_get_pid(daemon));
+	g_assert_nonnull(strstr(maps, "libesd-plugin-shell-snapshot.so"));
+	g_assert_nonnull(strstr(maps, "libesd-plugin-network-proxy.so"));
+	assert_unmapped(maps, "libesd-plugin-http.so");
+	esd_test_daemon_close_stdin(daemon);
+	esd_test_daemon_assert_exit_code(daemon, 0, ESD_TEST_TIMEOUT_MS);
+}
+
+/* a deferred plugin that cannot be loaded when called: an error, not a crash or silence */
+static void
+test_deferred_broken(void)
+{
+	const gchar *daemon_path = g_getenv("ESD_TEST_DAEMON");
+	g_autofree gchar *serverdir = g_path_get_dirname(daemon_path);
+	g_autofree gchar *builddir = g_path_get_dirname(serverdir);
+	g_autofree gchar *dir = g_dir_make_tmp("esd-startup-XXXXXX", NULL);
+	g_autofree gchar *so = g_build_filename(dir, "libesd-plugin-http.so", NULL);
+	g_autofree gchar *manifest = g_build_filename(dir, "libesd-plugin-http.manifest", NULL);
+	const gchar *args[] = {"--plugins-dir", dir, NULL};
+	g_autoptr(EsdTestDaemon) daemon = NULL;
+	g_autofree gchar *session = NULL;
+	g_autofree gchar *from = NULL;
+	g_autofree gchar *data = NULL;
+	gsize size = 0;
+
+	from = g_build_filename(builddir, "plugins", "http", "libesd-plugin-http.so", NULL);
+	g_assert_true(g_file_get_contents(from, &data, &size, NULL));
+	g_assert_true(g_file_set_contents_full(so, data, size, 0, 0755, NULL));
+	g_clear_pointer(&from, g_free);
+	g_clear_pointer(&data, g_free);
+	from = g_build_filename(builddir, "plugins", "http", "libesd-plugin-http.manifest", NULL);
+	g_assert_true(g_file_get_contents(from, &data, &size, NULL));
+	g_assert_true(g_file_set_contents_full(manifest, data, size, 0, 0644, NULL));
+
+	daemon = esd_test_daemon_new_stdio(args);
+	session = esd_test_peer_handshake(ESD_TEST_PEER(daemon));
+	/* the file changes under the daemon before the first call */
+	g_assert_true(g_file_set_contents_full(so, "not a plugin", -1, 0, 0755, NULL));
+	esd_test_peer_assert_error(
+	    ESD_TEST_PEER(daemon),
+	    "{\"id\":1,\"method\":\"http/request\",\"params\":{\"requestId\":\"r\","
+	    "\"method\":\"GET\",\"url\":\"http://127.0.0.1:9/\",\"headers\":[]}}",
+	    "1",
+	    -32603,
+	    "http/request is not available: plugin http could not be loaded");
+	/* and the method is gone, as a plugin that never loaded has none */
+	esd_test_peer_assert_error(ESD_TEST_PEER(daemon),
+				   "{\"id\":2,\"method\":\"http/request\",\"params\":{}}",
+				   "2",
+				   -32601,
+				   "exec-server stub does not implement `http/request` yet");
+	esd_test_peer_assert_alive(ESD_TEST_PEER(daemon));
+	esd_test_daemon_close_stdin(daemon);
+	esd_test_daemon_assert_exit_code(daemon, 0, ESD_TEST_TIMEOUT_MS);
+	g_unlink(so);
+	g_unlink(manifest);
+	g_rmdir(dir);
 }
 
 /* a ws daemon loads its transport and serves over it */
@@ -198,6 +337,9 @@ main(int argc, char *argv[])
 
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func(STARTUP_TEST "stdio-maps", test_stdio_maps);
+	g_test_add_func(STARTUP_TEST "deferred-method", test_deferred_method);
+	g_test_add_func(STARTUP_TEST "deferred-hooks", test_deferred_hooks);
+	g_test_add_func(STARTUP_TEST "deferred-broken", test_deferred_broken);
 	g_test_add_func(STARTUP_TEST "ws-serves", test_ws_serves);
 	g_test_add_data_func(STARTUP_TEST "ws-option", separate, test_ws_option);
 	g_test_add_data_func(STARTUP_TEST "ws-option-joined", joined, test_ws_option);
