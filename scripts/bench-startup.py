@@ -11,7 +11,10 @@ Each trial starts a fresh server and measures, from just before the exec:
 The servers alternate trial by trial; the CPU each one used (user + system,
 from wait4 once it has exited) is reported too, since wall time is noisy on a
 shared machine. Prints medians, p90 and the ratio execserverd / reference.
-Not a test: nothing here passes or fails.
+For stdio a floor row is measured the same way: `head -n 1`, which answers
+the request by echoing it, is what exec, the dynamic loader and this
+script's own fork cost a minimal program; execserverd minus the floor is
+the daemon's own start-up. Not a test: nothing here passes or fails.
 
   scripts/bench-startup.py [-n 30] [--build build] [--baseline OTHER-BUILD]
                            [--only stdio|ws] [--no-ref]
@@ -246,9 +249,11 @@ def main():
             sys.exit(f"no reference binary at {args.ref} (or pass --no-ref)")
         servers.append(("reference", [args.ref, "exec-server"], ref_env))
     transports = [args.only] if args.only else ["stdio", "ws"]
+    floor = shutil.which("head")
     listen = {"stdio": ["--listen", "stdio"], "ws": ["--listen", "ws://127.0.0.1:PORT"]}
     trial = {"stdio": trial_stdio, "ws": trial_ws}
     results = {(name, t): [] for name, _, _ in servers for t in transports}
+    results[("floor", "stdio")] = []
 
     try:
         for transport in transports:
@@ -260,6 +265,9 @@ def main():
                 for name, argv, env in order:
                     results[(name, transport)].append(
                         trial[transport](argv + listen[transport], env))
+                if transport == "stdio" and floor:
+                    results[("floor", "stdio")].append(
+                        trial_stdio([floor, "-n", "1"], dict(os.environ)))
     finally:
         shutil.rmtree(codex_home, ignore_errors=True)
 
@@ -270,7 +278,10 @@ def main():
         print(f"\n--listen {transport}")
         print(f"  {'':12}" + "".join(f"{m:>20}" for m in metrics))
         med = {}
-        for name, _, _ in servers:
+        rows_of = [name for name, _, _ in servers]
+        if transport == "stdio" and results[("floor", "stdio")]:
+            rows_of.append("floor")
+        for name in rows_of:
             rows = results[(name, transport)]
             cells = []
             for m in metrics:
@@ -285,6 +296,9 @@ def main():
             ratios = [med[("execserverd", m)] / med[(other, m)]
                       if med[(other, m)] else float("nan") for m in metrics]
             print(f"  {'/ ' + other:12}" + "".join(f"{r:>20.2f}" for r in ratios))
+        if "floor" in rows_of:
+            diffs = [med[("execserverd", m)] - med[("floor", m)] for m in metrics]
+            print(f"  {'- floor':12}" + "".join(f"{d:>20.2f}" for d in diffs))
 
 
 if __name__ == "__main__":
