@@ -16,6 +16,12 @@
  *
  *   bench-http-client stdio|ws REQUEST_JSON N
  *
+ * `direct PORT N` sends N small GETs straight to the loopback server on
+ * PORT over one keep-alive connection and prints the same percentiles: the
+ * floor of an exec-server's round trip, without its transport.
+ *
+ *   bench-http-client direct PORT N
+ *
  * `serve FD` is the loopback HTTP server of both workloads, a thread per
  * connection on the listening socket FD: `/big/SIZE` answers SIZE bytes,
  * anything else a 64-byte body.
@@ -23,7 +29,10 @@
  *   bench-http-client serve FD
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -254,6 +263,46 @@ small(const char *request, long n)
 	return 0;
 }
 
+/* @n GETs on one connection to 127.0.0.1:@port, each answered before the next goes */
+static int
+direct(int port, long n)
+{
+	static const char get[] = "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+	struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	double *lat = calloc((size_t)n, sizeof(double));
+	int one = 1;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (long i = 0; i < n; i++) {
+		char reply[512];
+		size_t have = 0;
+		double t0 = now_us();
+
+		if (send_all(fd, get, sizeof(get) - 1) < 0)
+			return 1;
+		/* the small reply is a fixed head and 64 bytes */
+		for (;;) {
+			char *end;
+			ssize_t r = read(fd, reply + have, sizeof(reply) - have);
+			if (r <= 0)
+				return 1;
+			have += (size_t)r;
+			end = memmem(reply, have, "\r\n\r\n", 4);
+			if (end != NULL && have >= (size_t)(end + 4 - reply) + 64)
+				break;
+		}
+		lat[i] = now_us() - t0;
+	}
+	qsort(lat, (size_t)n, sizeof(double), compare_doubles);
+	fprintf(stderr, "%.1f %.1f\n", lat[n / 2], lat[n * 9 / 10]);
+	close(fd);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -262,6 +311,8 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "serve") == 0)
 		return serve(atoi(argv[2]));
+	if (argc == 4 && strcmp(argv[1], "direct") == 0)
+		return direct(atoi(argv[2]), atol(argv[3]));
 	if (argc != 3 && argc != 4)
 		return 2;
 	ws = strcmp(argv[1], "ws") == 0;

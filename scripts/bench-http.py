@@ -10,7 +10,10 @@ keep-alive), with a fresh exec-server per trial:
   stream  one GET of 200 MB with streamResponse: MB/s of decoded body,
           server CPU per MB, the exec-server's peak RSS (VmHWM).
 The servers alternate trial by trial; medians over the trials are printed
-with the ratio execserverd / reference. Both are driven by a small C
+with the ratio execserverd / reference. For small, a floor line gives the
+same GETs sent straight to the loopback server by the C client (no
+exec-server, no transport) in the same run: an exec-server's p50 is that
+plus its transport's round trip and its own work. Both are driven by a small C
 client (bench-http-client.c, built into the build directory) that, for the
 stream, counts the decoded bytes from the base64 lengths, so that the
 client is not the bottleneck; it gives stdio 1 MiB pipes. Not a test: nothing here passes or fails.
@@ -352,6 +355,14 @@ def main():
                               + " ".join(f"{k}={v:.1f}" for k, v in r.items()),
                               file=sys.stderr, flush=True)
                 print(f"{transport} {workload} (median of {args.n}):")
+                if workload == "small":
+                    floor = []
+                    for _ in range(args.n):
+                        out = subprocess.run([client, "direct", str(port), str(args.requests)],
+                                             capture_output=True, text=True, check=True)
+                        floor.append(float(out.stderr.split()[0]))
+                    print(f"  {'floor_p50_us':16s} direct GET {statistics.median(floor):11.1f}",
+                          flush=True)
                 for key in results["esd"][0]:
                     med = {k: statistics.median(r[key] for r in results[k]) for k in kinds}
                     line = f"  {key:16s} execserverd {med['esd']:10.1f}"
