@@ -645,6 +645,13 @@ erpc_client_connect_async(ErpcClient *self,
 		g_task_return_error(task, g_steal_pointer(&error));
 		return;
 	}
+	/* cancelled already: nothing is started, the client stays as it was */
+	if (g_cancellable_set_error_if_cancelled(cancellable, &error)) {
+		g_task_return_error(task, g_steal_pointer(&error));
+		return;
+	}
+	/* what the attempt ended with, even when a cancellation came too late */
+	g_task_set_check_cancellable(task, FALSE);
 	_erpc_client_set_session(self, NULL, NULL);
 	self->connect_started = g_get_monotonic_time();
 	self->connect_observed = self->observe_next_connect;

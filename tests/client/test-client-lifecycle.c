@@ -178,6 +178,35 @@ test_attempts(void)
 	seen_clear(cancelled, &seen_cancelled);
 }
 
+/* a connect cancelled before it starts starts nothing, and the client stays usable */
+static void
+test_cancelled_before(void)
+{
+	g_autoptr(ErpcTestExecutor) executor = erpc_test_executor_new();
+	g_autofree gchar *url = erpc_test_executor_get_url(executor);
+	g_autoptr(ErpcClient) client = erpc_client_new(url);
+	g_autoptr(GCancellable) cancellable = g_cancellable_new();
+	g_autoptr(GError) error = NULL;
+	Seen seen = {0};
+
+	watch(client, &seen);
+	g_cancellable_cancel(cancellable);
+	g_assert_false(connect_client(client, cancellable, &error));
+	g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+	g_clear_error(&error);
+	iterate_for(200);
+	g_assert_cmpint(erpc_client_get_state(client), ==, ERPC_CLIENT_STATE_DISCONNECTED);
+	g_assert_cmpuint(executor->connections, ==, 0);
+	g_assert_cmpuint(seen.attempts, ==, 0);
+	g_assert_cmpuint(seen.ready, ==, 0);
+
+	g_assert_true(connect_client(client, NULL, &error));
+	g_assert_no_error(error);
+	g_assert_cmpint(erpc_client_get_state(client), ==, ERPC_CLIENT_STATE_READY);
+	g_assert_cmpuint(executor->connections, ==, 1);
+	seen_clear(client, &seen);
+}
+
 static void
 manager_attempt_cb(ErpcEnvironmentManager *manager,
 		   const gchar *id,
@@ -327,6 +356,7 @@ main(int argc, char **argv)
 {
 	erpc_test_init(&argc, &argv);
 	g_test_add_func("/execserverd/client-lifecycle/attempts", test_attempts);
+	g_test_add_func("/execserverd/client-lifecycle/cancelled-before", test_cancelled_before);
 	g_test_add_func("/execserverd/client-lifecycle/disconnected", test_disconnected);
 	g_test_add_func("/execserverd/client-lifecycle/refresh", test_refresh);
 	g_test_add_func("/execserverd/client-lifecycle/keepalive", test_keepalive);
