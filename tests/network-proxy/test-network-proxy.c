@@ -1160,9 +1160,14 @@ test_socks(Fixture *fx, gconstpointer user_data)
 
 /* SOCKS5 UDP ASSOCIATE ------------------------------------------------- */
 
-/* a UDP echo target: answers "echo:" and the payload, and keeps what it got */
+/*
+ * A UDP echo target: answers "echo:" and the payload, and keeps what it
+ * got; to "stray" it first answers from another socket, a source the
+ * client never sent to.
+ */
 typedef struct {
 	GSocket *socket;
+	GSocket *stray;
 	GThread *thread;
 	guint16 port;
 	gint stop; /* atomic */
@@ -1187,6 +1192,10 @@ echo_thread(gpointer data)
 		g_string_append_len(echo->got, buf, n);
 		g_string_append_c(echo->got, '\n');
 		g_mutex_unlock(&echo->lock);
+		if (n == 5 && memcmp(buf, "stray", 5) == 0) {
+			g_socket_send_to(echo->stray, from, "from-stray", 10, NULL, NULL);
+			g_usleep(50000);
+		}
 		memcpy(reply, "echo:", 5);
 		memcpy(reply + 5, buf, (gsize)n);
 		g_socket_send_to(echo->socket, from, reply, 5 + (gsize)n, NULL, NULL);
@@ -1212,6 +1221,11 @@ echo_start(Echo *echo)
 	g_assert_no_error(error);
 	echo->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
 	g_socket_set_timeout(echo->socket, 1);
+	echo->stray = g_socket_new(G_SOCKET_FAMILY_IPV4,
+				   G_SOCKET_TYPE_DATAGRAM,
+				   G_SOCKET_PROTOCOL_UDP,
+				   &error);
+	g_assert_no_error(error);
 	g_mutex_init(&echo->lock);
 	echo->got = g_string_new(NULL);
 	echo->thread = g_thread_new("echo", echo_thread, echo);
@@ -1234,6 +1248,7 @@ echo_stop(Echo *echo)
 	g_atomic_int_set(&echo->stop, 1);
 	g_thread_join(echo->thread);
 	g_clear_object(&echo->socket);
+	g_clear_object(&echo->stray);
 	g_string_free(echo->got, TRUE);
 	g_mutex_clear(&echo->lock);
 }
@@ -1447,8 +1462,9 @@ udp_relay_port(const gchar *out)
  * UDP associate: an allowed datagram makes the round trip; a denied name
  * or address, a local one without allowLocalBinding, a fragment, an
  * oversized datagram and one from another socket are dropped, each
- * blocked one with its decision; the association ends with its control
- * connection and its socket is gone.
+ * blocked one with its decision; a reply from a source the client did not
+ * send to is dropped; the association ends with its control connection and
+ * its socket is gone.
  */
 /* a SOCKS5 UDP decision: the reference's members, without method */
 static void
@@ -1503,6 +1519,7 @@ test_socks_udp(Fixture *fx, gconstpointer user_data)
 					      NULL);
 	g_autofree gchar *env_member = udp_member(FALSE, "full", NULL, NULL);
 	g_autofree gchar *port = NULL;
+	g_autofree gchar *stray = NULL;
 	g_autofree gchar *one = NULL, *denied_ip = NULL, *denied_name = NULL, *private_ip = NULL,
 			 *local_name = NULL, *other = NULL, *frag = NULL, *big = NULL, *two = NULL,
 			 *after = NULL;
@@ -1541,6 +1558,7 @@ test_socks_udp(Fixture *fx, gconstpointer user_data)
 	STEP(frag, "frag", "127.0.0.1", "frag");
 	STEP(big, "big", "127.0.0.1", "big");
 	STEP(two, "send", "127.0.0.1", "two");
+	STEP(stray, "send", "127.0.0.1", "stray");
 	STEP(after, "send", "127.0.0.1", "after");
 #undef STEP
 	{
@@ -1553,6 +1571,7 @@ test_socks_udp(Fixture *fx, gconstpointer user_data)
 					frag,
 					big,
 					two,
+					stray,
 					"close",
 					after,
 					NULL};
@@ -1569,18 +1588,20 @@ test_socks_udp(Fixture *fx, gconstpointer user_data)
 				   "frag frag none\n"
 				   "big big none\n"
 				   "send two 127.0.0.1:%u echo:two\n"
+				   "send stray 127.0.0.1:%u echo:stray\n"
 				   "closed\n"
 				   "send after none\n",
 				   relay,
 				   echo.port,
+				   echo.port,
 				   echo.port);
 	g_assert_cmpstr(out, ==, expected);
 	got = echo_got(&echo);
-	g_assert_cmpstr(got, ==, "one\ntwo\n");
+	g_assert_cmpstr(got, ==, "one\ntwo\nstray\n");
 	/* the relay's socket closed with the association */
 	g_assert_true(udp_port_free(relay));
 	decisions = fixture_decisions(fx, "u1");
-	g_assert_cmpuint(decisions->len, ==, 6);
+	g_assert_cmpuint(decisions->len, ==, 7);
 	assert_udp_decision(decisions->pdata[0],
 			    "u1",
 			    "allow",
@@ -1617,6 +1638,13 @@ test_socks_udp(Fixture *fx, gconstpointer user_data)
 			    "localhost",
 			    echo.port);
 	assert_udp_decision(decisions->pdata[5],
+			    "u1",
+			    "allow",
+			    "baseline_policy",
+			    "allow",
+			    "127.0.0.1",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[6],
 			    "u1",
 			    "allow",
 			    "baseline_policy",
