@@ -1297,8 +1297,9 @@ udp_reply(gint fd, gint ms)
 			       (const gchar *)buf + 10);
 }
 
+/* a UDP socket on 127.0.0.1, or -1 with errno (the sandbox's filter refuses one) */
 static gint
-udp_socket(struct sockaddr_in *bound)
+udp_socket_try(struct sockaddr_in *bound)
 {
 	gint fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	socklen_t len = sizeof(*bound);
@@ -1306,8 +1307,20 @@ udp_socket(struct sockaddr_in *bound)
 	memset(bound, 0, sizeof(*bound));
 	bound->sin_family = AF_INET;
 	bound->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)bound, sizeof(*bound)) != 0 ||
-	    getsockname(fd, (struct sockaddr *)bound, &len) != 0)
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)bound, sizeof(*bound)) != 0 ||
+			getsockname(fd, (struct sockaddr *)bound, &len) != 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static gint
+udp_socket(struct sockaddr_in *bound)
+{
+	gint fd = udp_socket_try(bound);
+
+	if (fd < 0)
 		g_error("a UDP socket: %s", g_strerror(errno));
 	return fd;
 }
@@ -1315,7 +1328,8 @@ udp_socket(struct sockaddr_in *bound)
 /*
  * The scripted SOCKS5 UDP client, run as the command (this executable
  * with --udp-client): UDP ASSOCIATE on $ALL_PROXY's port naming its own
- * socket ("named") or 0.0.0.0:0 ("any"), then each step, printing what it
+ * socket ("named") or 0.0.0.0:0 ("any", the socket made after the
+ * request: "socket: ERROR" if it cannot be), then each step, printing what it
  * got: send=HOST,PORT,DATA (from the associated socket), other=… (from a
  * second socket of the same process), frag=… (FRAG 1), big=… (20000 bytes
  * more), wait=PATH (until PATH exists), close (the control connection).
@@ -1330,7 +1344,7 @@ udp_client(gint argc, gchar **argv)
 	struct sockaddr_in control_address = {.sin_family = AF_INET};
 	guint8 request[10] = {5, 3, 0, 1};
 	guint8 reply[10];
-	gint fd = udp_socket(&own);
+	gint fd = -1;
 	gint control = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (colon == NULL || argc < 3)
@@ -1341,6 +1355,7 @@ udp_client(gint argc, gchar **argv)
 	    write(control, "\x05\x01\x00", 3) != 3 || read(control, reply, 2) != 2 || reply[1] != 0)
 		return 3;
 	if (g_str_equal(argv[2], "named")) {
+		fd = udp_socket(&own);
 		memcpy(request + 4, &own.sin_addr, 4);
 		memcpy(request + 8, &own.sin_port, 2);
 	}
@@ -1350,6 +1365,10 @@ udp_client(gint argc, gchar **argv)
 	memcpy(&relay.sin_addr, reply + 4, 4);
 	memcpy(&relay.sin_port, reply + 8, 2);
 	g_print("assoc %u %u\n", reply[1], ntohs(relay.sin_port));
+	if (fd < 0 && (fd = udp_socket_try(&own)) < 0) {
+		g_print("socket: %s\n", g_strerror(errno));
+		return 0;
+	}
 	for (gint i = 3; i < argc; i++) {
 		g_auto(GStrv) op = g_strsplit(argv[i], "=", 2);
 		g_auto(GStrv) args = op[1] != NULL ? g_strsplit(op[1], ",", 3) : NULL;
@@ -2484,6 +2503,34 @@ test_enforce(Fixture *fx, gconstpointer user_data)
 	g_free(fixture_output(fx, "accepted"));
 }
 
+/*
+ * Under the managed network UDP associate is unavailable: the SOCKS5
+ * listener in the sandbox's namespace refuses the command (reply 7, the
+ * relay would be on the host's loopback) and the filter refuses the
+ * datagram socket anyway; SOCKS5 TCP still works there.
+ */
+static void
+test_managed_udp(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *exe = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *type = NULL;
+	g_autofree gchar *out = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	exe = g_shell_quote(self_exe);
+	script = g_strdup_printf("%s --udp-client any send=127.0.0.1,9,x", exe);
+	type = fixture_start_sandboxed(fx, "mu", member, "restricted", script);
+	g_assert_cmpstr(type, ==, "linuxSeccomp");
+	out = fixture_output(fx, "mu");
+	g_assert_cmpstr(out, ==, "assoc 7 0\nsocket: Operation not permitted\n");
+	decisions = fixture_decisions(fx, "mu");
+	g_assert_cmpuint(decisions->len, ==, 0);
+}
+
 /* the sandbox's namespace, and the proxy's listeners in it, end with the command */
 static void
 test_managed_lifecycle(Fixture *fx, gconstpointer user_data)
@@ -2610,6 +2657,7 @@ main(int argc, char **argv)
 		ADD("managed", test_managed);
 		ADD("enforce", test_enforce);
 		ADD("managed-lifecycle", test_managed_lifecycle);
+		ADD("managed-udp", test_managed_udp);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
