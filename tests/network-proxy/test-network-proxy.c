@@ -1332,7 +1332,8 @@ udp_socket(struct sockaddr_in *bound)
  * request: "socket: ERROR" if it cannot be), then each step, printing what it
  * got: send=HOST,PORT,DATA (from the associated socket), other=… (from a
  * second socket of the same process), frag=… (FRAG 1), big=… (20000 bytes
- * more), wait=PATH (until PATH exists), close (the control connection).
+ * more), wait=PATH (until PATH exists), close (the control connection),
+ * more=N (N more associations, their reply codes, then closed), sleep=MS.
  */
 static gint
 udp_client(gint argc, gchar **argv)
@@ -1385,6 +1386,33 @@ udp_client(gint argc, gchar **argv)
 		if (g_str_equal(op[0], "close")) {
 			close(control);
 			g_print("closed\n");
+			continue;
+		}
+		if (g_str_equal(op[0], "sleep")) {
+			g_usleep(g_ascii_strtoull(op[1], NULL, 10) * 1000);
+			continue;
+		}
+		if (g_str_equal(op[0], "more")) {
+			guint count = (guint)g_ascii_strtoull(op[1], NULL, 10);
+			g_autofree gint *more = g_new(gint, count);
+			const guint8 any[10] = {5, 3, 0, 1};
+
+			g_print("more");
+			for (guint j = 0; j < count; j++) {
+				more[j] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+				if (connect(more[j],
+					    (struct sockaddr *)&control_address,
+					    sizeof(control_address)) != 0 ||
+				    write(more[j], "\x05\x01\x00", 3) != 3 ||
+				    read(more[j], reply, 2) != 2 ||
+				    write(more[j], any, sizeof(any)) != sizeof(any) ||
+				    read(more[j], reply, sizeof(reply)) != sizeof(reply))
+					return 5;
+				g_print(" %u", reply[1]);
+			}
+			g_print("\n");
+			for (guint j = 0; j < count; j++)
+				close(more[j]);
 			continue;
 		}
 		n = udp_datagram(datagram,
@@ -1671,6 +1699,22 @@ test_socks_udp(Fixture *fx, gconstpointer user_data)
 			    "127.0.0.1",
 			    echo.port);
 	echo_stop(&echo);
+}
+
+/* at most 16 associations at once per process; a closed one frees its place */
+static void
+test_socks_udp_limit(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *out = NULL;
+	const gchar *steps[] = {"more=16", "sleep=300", "more=15", NULL};
+
+	if (fixture_skip(fx))
+		return;
+	out = fixture_udp(fx, "u1", member, "any", steps);
+	g_assert_true(g_str_has_suffix(out,
+				       "\nmore 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n"
+				       "more 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"));
 }
 
 /* the decider is asked for each datagram (protocol socks5_udp); limited mode refuses UDP */
@@ -2648,6 +2692,7 @@ main(int argc, char **argv)
 		ADD("socks", test_socks);
 		ADD("socks-udp", test_socks_udp);
 		ADD("socks-udp-decider", test_socks_udp_decider);
+		ADD("socks-udp-limit", test_socks_udp_limit);
 		ADD("socks-udp-other-process", test_socks_udp_other_process);
 		ADD("sandboxed", test_sandboxed);
 		ADD("decider", test_decider);
