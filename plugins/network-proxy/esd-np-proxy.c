@@ -987,51 +987,6 @@ esd_np_udp_same(GInetSocketAddress *a, GInetSocketAddress *b)
 				    g_inet_socket_address_get_address(b));
 }
 
-/*
- * The RFC 1928 header of a datagram from the client: its destination and
- * where the payload starts. A fragment (FRAG != 0) is not supported.
- */
-static gchar *
-esd_np_udp_parse(const guint8 *data, gsize len, guint16 *port, gsize *offset)
-{
-	g_autoptr(GInetAddress) address = NULL;
-	gchar *host = NULL;
-	gsize at;
-
-	if (len < 4 || data[2] != 0)
-		return NULL;
-	switch (data[3]) {
-	case 1:
-		if (len < 10)
-			return NULL;
-		address = g_inet_address_new_from_bytes(data + 4, G_SOCKET_FAMILY_IPV4);
-		host = g_inet_address_to_string(address);
-		at = 8;
-		break;
-	case 3:
-		if (len < 5 || data[4] == 0 || len < 7u + data[4])
-			return NULL;
-		host = g_strndup((const gchar *)data + 5, data[4]);
-		/* a name with a NUL in it is no name */
-		if (strlen(host) != data[4])
-			g_clear_pointer(&host, g_free);
-		at = 5u + data[4];
-		break;
-	case 4:
-		if (len < 22)
-			return NULL;
-		address = g_inet_address_new_from_bytes(data + 4, G_SOCKET_FAMILY_IPV6);
-		host = g_inet_address_to_string(address);
-		at = 20;
-		break;
-	default:
-		return NULL;
-	}
-	*port = (guint16)((data[at] << 8) | data[at + 1]);
-	*offset = at + 2;
-	return host;
-}
-
 /* the socket to @family's destinations, made on first use */
 static GSocket *
 esd_np_udp_out(EsdNpUdp *udp, GSocketFamily family)
@@ -1100,7 +1055,7 @@ esd_np_proxy_udp_from_client(EsdNpProxy *self, EsdNpUdp *udp)
 	if (n <= 0 || n > ESD_NP_PROXY_UDP_MAX_DATAGRAM ||
 	    !esd_np_proxy_udp_is_client(self, udp, sender))
 		return;
-	host = esd_np_udp_parse(udp->buffer, (gsize)n, &target.port, &offset);
+	host = esd_np_request_parse_udp(udp->buffer, (gsize)n, &target.port, &offset);
 	if (host == NULL || target.port == 0)
 		return;
 	target.host = esd_np_policy_normalize_host(host);
