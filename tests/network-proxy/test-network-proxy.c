@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -1325,6 +1326,14 @@ udp_socket(struct sockaddr_in *bound)
 	return fd;
 }
 
+static gint
+udp_compare_times(gconstpointer a, gconstpointer b)
+{
+	gint64 x = *(const gint64 *)a;
+	gint64 y = *(const gint64 *)b;
+	return x < y ? -1 : x > y;
+}
+
 /*
  * The scripted SOCKS5 UDP client, run as the command (this executable
  * with --udp-client): UDP ASSOCIATE on $ALL_PROXY's port naming its own
@@ -1333,7 +1342,9 @@ udp_socket(struct sockaddr_in *bound)
  * got: send=HOST,PORT,DATA (from the associated socket), other=… (from a
  * second socket of the same process), frag=… (FRAG 1), big=… (20000 bytes
  * more), wait=PATH (until PATH exists), close (the control connection),
- * more=N (N more associations, their reply codes, then closed), sleep=MS.
+ * more=N (N more associations, their reply codes, then closed), sleep=MS,
+ * rtt=HOST,PORT,N (N round trips: how many came back and the median µs,
+ * for scripts/bench-network-proxy-udp.py).
  */
 static gint
 udp_client(gint argc, gchar **argv)
@@ -1413,6 +1424,35 @@ udp_client(gint argc, gchar **argv)
 			g_print("\n");
 			for (guint j = 0; j < count; j++)
 				close(more[j]);
+			continue;
+		}
+		if (g_str_equal(op[0], "rtt")) {
+			/* round trips one after the other: the median, in µs */
+			guint count = (guint)g_ascii_strtoull(args[2], NULL, 10);
+			g_autofree gint64 *times = g_new(gint64, MAX(count, 1));
+			guint ok = 0;
+
+			n = udp_datagram(datagram,
+					 sizeof(datagram),
+					 args[0],
+					 (guint16)g_ascii_strtoull(args[1], NULL, 10),
+					 "rtt");
+			for (guint j = 0; j < count; j++) {
+				gint64 start = g_get_monotonic_time();
+				g_autofree gchar *back = NULL;
+
+				sendto(fd,
+				       datagram,
+				       n,
+				       0,
+				       (struct sockaddr *)&relay,
+				       sizeof(relay));
+				back = udp_reply(fd, 1000);
+				if (!g_str_equal(back, "none"))
+					times[ok++] = g_get_monotonic_time() - start;
+			}
+			qsort(times, ok, sizeof(gint64), udp_compare_times);
+			g_print("rtt %u %" G_GINT64_FORMAT "\n", ok, ok > 0 ? times[ok / 2] : 0);
 			continue;
 		}
 		n = udp_datagram(datagram,
