@@ -1232,8 +1232,7 @@ esd_np_proxy_serve_udp(EsdNpProxy *self, GSocketConnection *conn, const gchar *h
 		if (fds[0].revents != 0) {
 			gchar scrap[512];
 			gssize r = recv(control, scrap, sizeof(scrap), MSG_DONTWAIT);
-			/* the association ends with its control connection; what it sends is
-			 * ignored */
+			/* it ends with its control connection, whose bytes are ignored */
 			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
 				break;
 		}
