@@ -10,9 +10,9 @@
 
 /*
  * `process/start.networkProxy` (RemoteNetworkProxyLaunchConfig), checked
- * with the reference's messages. What this proxy does not do (SOCKS5 UDP,
- * transparent TCP, review domains, credential masking) is refused rather
- * than silently ignored; its capability flags are false.
+ * with the reference's messages. What this proxy does not do (transparent
+ * TCP, review domains, credential masking) is refused rather than silently
+ * ignored; its capability flags are false.
  */
 
 #define ESD_NP_INVALID "invalid network proxy config: "
@@ -91,14 +91,8 @@ static gboolean
 esd_np_config_check_unsupported(JsonObject *proxy, gboolean sandboxed, GError **error)
 {
 	gboolean flag = FALSE;
-	gboolean socks = FALSE;
 	JsonNode *node;
 
-	if (!erpc_json_get_boolean(proxy, "enableSocks5", FALSE, &socks, error) ||
-	    !erpc_json_get_boolean(proxy, "enableSocks5Udp", FALSE, &flag, error))
-		return FALSE;
-	if (socks && flag)
-		return esd_np_config_invalid(error, ESD_NP_INVALID "SOCKS5 UDP is not supported");
 	if (!erpc_json_get_boolean(proxy, "transparentTcp", FALSE, &flag, error))
 		return FALSE;
 	if (flag)
@@ -209,6 +203,8 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	}
 	self->limited = g_str_equal(mode, "limited");
 	self->socks5 = values[1];
+	/* as on the reference, UDP associate is a command of the SOCKS5 listener */
+	self->socks5_udp = values[1] && values[2];
 	self->allow_upstream_proxy = values[3];
 	self->allow_local_binding = values[5];
 	return g_steal_pointer(&self);

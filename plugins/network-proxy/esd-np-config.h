@@ -17,6 +17,7 @@ typedef struct {
 	gboolean limited;
 	gboolean allow_local_binding;
 	gboolean socks5;
+	gboolean socks5_udp; /* enableSocks5Udp with enableSocks5 */
 	gboolean allow_upstream_proxy;
 	guint64 decision_timeout_ms; /* 0: no decider */
 	GPtrArray *allow;	     /* normalized patterns */

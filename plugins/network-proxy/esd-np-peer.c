@@ -172,25 +172,14 @@ esd_np_peer_add_children(GPid pid, GArray *queue)
 	closedir(dir);
 }
 
-/**
- * esd_np_peer_in_tree:
- * @peer_port: the client's port on 127.0.0.1
- * @proxy_port: the proxy's port on 127.0.0.1
- * @root: the launch's supervisor
- *
- * Returns: whether a process at or below @root holds the client's socket
- */
-gboolean
-esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root)
+/* whether a process at or below @root holds the socket @inode */
+static gboolean
+esd_np_peer_tree_holds(guint64 inode, GPid root)
 {
-	guint64 inode;
 	g_autofree gchar *target = NULL;
 	g_autoptr(GArray) queue = NULL;
 
-	if (root <= 0)
-		return FALSE;
-	inode = esd_np_peer_find_inode(peer_port, proxy_port);
-	if (inode == 0)
+	if (root <= 0 || inode == 0)
 		return FALSE;
 	target = g_strdup_printf("socket:[%" G_GUINT64_FORMAT "]", inode);
 	queue = g_array_new(FALSE, FALSE, sizeof(GPid));
@@ -203,4 +192,74 @@ esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root)
 		esd_np_peer_add_children(pid, queue);
 	}
 	return FALSE;
+}
+
+/**
+ * esd_np_peer_in_tree:
+ * @peer_port: the client's port on 127.0.0.1
+ * @proxy_port: the proxy's port on 127.0.0.1
+ * @root: the launch's supervisor
+ *
+ * Returns: whether a process at or below @root holds the client's socket
+ */
+gboolean
+esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root)
+{
+	if (root <= 0)
+		return FALSE;
+	return esd_np_peer_tree_holds(esd_np_peer_find_inode(peer_port, proxy_port), root);
+}
+
+/* the inode of the IPv4 UDP socket bound at 127.0.0.1:@port or *:@port, or 0 */
+static guint64
+esd_np_peer_find_udp_inode(guint16 port)
+{
+	g_autofree gchar *loopback = g_strdup_printf("0100007F:%04X ", port);
+	g_autofree gchar *any = g_strdup_printf("00000000:%04X ", port);
+	FILE *file = fopen("/proc/net/udp", "re");
+	gchar line[512];
+	guint64 inode = 0;
+
+	if (file == NULL)
+		return 0;
+	while (inode == 0 && fgets(line, sizeof(line), file) != NULL) {
+		const gchar *p = strchr(line, ':');
+		g_auto(GStrv) fields = NULL;
+
+		/* "  N: LOCAL REMOTE st tx:rx tr:when retr uid timeout inode ..." */
+		if (p == NULL || (strncmp(p + 2, loopback, strlen(loopback)) != 0 &&
+				  strncmp(p + 2, any, strlen(any)) != 0))
+			continue;
+		fields = g_strsplit_set(p + 2, " ", -1);
+		for (guint i = 0, n = 0; fields[i] != NULL; i++) {
+			if (fields[i][0] == '\0')
+				continue;
+			if (n++ == 8) {
+				inode = g_ascii_strtoull(fields[i], NULL, 10);
+				break;
+			}
+		}
+	}
+	fclose(file);
+	return inode;
+}
+
+/**
+ * esd_np_peer_udp_in_tree:
+ * @peer_port: the port a datagram came from, on 127.0.0.1
+ * @root: the launch's supervisor
+ *
+ * The datagram counterpart of esd_np_peer_in_tree(): a datagram has no
+ * connection, so its sender is the socket bound at its source port (one
+ * scan of /proc/net/udp; a port is bound by one socket only, unless
+ * SO_REUSEPORT, which the first such socket's owner must allow).
+ *
+ * Returns: whether a process at or below @root holds the sending socket
+ */
+gboolean
+esd_np_peer_udp_in_tree(guint16 peer_port, GPid root)
+{
+	if (root <= 0)
+		return FALSE;
+	return esd_np_peer_tree_holds(esd_np_peer_find_udp_inode(peer_port), root);
 }

@@ -106,8 +106,9 @@ struct _EsdNpProxy {
 	GSocketService *service;
 	GCancellable *cancellable;
 	guint16 port;
-	guint16 socks_port; /* 0 without enableSocks5 */
-	gint channel_fd;    /* the managed network's, or -1 */
+	guint16 socks_port;    /* 0 without enableSocks5 */
+	gint udp_associations; /* atomic */
+	gint channel_fd;       /* the managed network's, or -1 */
 	guint channel_source;
 	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
 	EsdNpUpstream *upstream_http;
@@ -857,6 +858,10 @@ out:
 #define ESD_NP_SOCKS_NOT_ALLOWED 0x02
 #define ESD_NP_SOCKS_REFUSED	 0x05
 #define ESD_NP_SOCKS_BAD_COMMAND 0x07
+#define ESD_NP_SOCKS_FAILURE	 0x01
+/* commands */
+#define ESD_NP_SOCKS_CONNECT	   0x01
+#define ESD_NP_SOCKS_UDP_ASSOCIATE 0x03
 
 static void
 esd_np_proxy_socks_reply(GOutputStream *out, guint8 code, GCancellable *cancellable)
@@ -873,9 +878,17 @@ esd_np_proxy_read_exact(EsdNpProxy *self, GInputStream *in, guint8 *buffer, gsiz
 	return g_input_stream_read_all(in, buffer, len, &n, self->cancellable, NULL) && n == len;
 }
 
-/* the SOCKS5 (RFC 1928) CONNECT request, without authentication; NULL host on failure */
+/*
+ * The SOCKS5 (RFC 1928) request, without authentication: CONNECT, or UDP
+ * ASSOCIATE when @udp; NULL host on failure
+ */
 static gchar *
-esd_np_proxy_socks_handshake(EsdNpProxy *self, GInputStream *in, GOutputStream *out, guint16 *port)
+esd_np_proxy_socks_handshake(EsdNpProxy *self,
+			     GInputStream *in,
+			     GOutputStream *out,
+			     gboolean udp,
+			     guint8 *command,
+			     guint16 *port)
 {
 	guint8 buffer[262];
 	gboolean no_auth = FALSE;
@@ -894,10 +907,12 @@ esd_np_proxy_socks_handshake(EsdNpProxy *self, GInputStream *in, GOutputStream *
 	if (!g_output_stream_write_all(out, "\x05\x00", 2, NULL, self->cancellable, NULL) ||
 	    !esd_np_proxy_read_exact(self, in, buffer, 4) || buffer[0] != 5)
 		return NULL;
-	if (buffer[1] != 1) {
+	if (buffer[1] != ESD_NP_SOCKS_CONNECT &&
+	    !(udp && buffer[1] == ESD_NP_SOCKS_UDP_ASSOCIATE)) {
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_BAD_COMMAND, self->cancellable);
 		return NULL;
 	}
+	*command = buffer[1];
 	switch (buffer[3]) {
 	case 1: {
 		g_autoptr(GInetAddress) address = NULL;
@@ -933,6 +948,311 @@ esd_np_proxy_socks_handshake(EsdNpProxy *self, GInputStream *in, GOutputStream *
 	return host;
 }
 
+/* SOCKS5 UDP ASSOCIATE -------------------------------------------------- */
+
+#define ESD_NP_PROXY_MAX_UDP	      16    /* associations at once per process */
+#define ESD_NP_PROXY_UDP_MAX_DATAGRAM 16384 /* bytes, the SOCKS header included */
+#define ESD_NP_PROXY_UDP_MAX_PEERS    64    /* destinations a reply is taken from */
+#define ESD_NP_PROXY_UDP_HEADER_MAX   22    /* RSV FRAG ATYP, an IPv6 address, port */
+
+typedef struct {
+	GSocket *relay;		    /* the client's side, on the control connection's address */
+	GSocket *out[2];	    /* IPv4 and IPv6 to destinations, made when first needed */
+	GInetAddress *client_host;  /* the control connection's peer */
+	guint16 client_port;	    /* the port the request named, or 0 */
+	GInetSocketAddress *client; /* the sender relayed for, once known */
+	GPtrArray *peers;	    /* GInetSocketAddress: destinations the client sent to */
+	gchar *client_text;	    /* the control connection's peer, for notifications */
+	guint8 *buffer;
+} EsdNpUdp;
+
+static void
+esd_np_udp_clear(EsdNpUdp *udp)
+{
+	g_clear_object(&udp->relay);
+	g_clear_object(&udp->out[0]);
+	g_clear_object(&udp->out[1]);
+	g_clear_object(&udp->client_host);
+	g_clear_object(&udp->client);
+	g_clear_pointer(&udp->peers, g_ptr_array_unref);
+	g_clear_pointer(&udp->client_text, g_free);
+	g_clear_pointer(&udp->buffer, g_free);
+}
+
+static gboolean
+esd_np_udp_same(GInetSocketAddress *a, GInetSocketAddress *b)
+{
+	return g_inet_socket_address_get_port(a) == g_inet_socket_address_get_port(b) &&
+	       g_inet_address_equal(g_inet_socket_address_get_address(a),
+				    g_inet_socket_address_get_address(b));
+}
+
+/* the socket to @family's destinations, made on first use */
+static GSocket *
+esd_np_udp_out(EsdNpUdp *udp, GSocketFamily family)
+{
+	guint i = family == G_SOCKET_FAMILY_IPV6 ? 1 : 0;
+	g_autoptr(GError) error = NULL;
+
+	if (udp->out[i] == NULL) {
+		udp->out[i] =
+		    g_socket_new(family, G_SOCKET_TYPE_DATAGRAM, G_SOCKET_PROTOCOL_UDP, &error);
+		if (udp->out[i] == NULL) {
+			g_debug("a UDP socket: %s", error->message);
+			return NULL;
+		}
+		g_socket_set_blocking(udp->out[i], FALSE);
+	}
+	return udp->out[i];
+}
+
+/* whether @sender is the client the association is for; the first one is checked and kept */
+static gboolean
+esd_np_proxy_udp_is_client(EsdNpProxy *self, EsdNpUdp *udp, GSocketAddress *sender)
+{
+	GInetSocketAddress *inet;
+	guint16 port;
+
+	if (!G_IS_INET_SOCKET_ADDRESS(sender))
+		return FALSE;
+	inet = G_INET_SOCKET_ADDRESS(sender);
+	if (udp->client != NULL)
+		return esd_np_udp_same(udp->client, inet);
+	port = g_inet_socket_address_get_port(inet);
+	/* the control connection's host, at the port it named (any port when it named none) */
+	if (!g_inet_address_equal(g_inet_socket_address_get_address(inet), udp->client_host) ||
+	    (udp->client_port != 0 && port != udp->client_port))
+		return FALSE;
+	/* every local process shares the loopback address: the sender must be of the tree */
+	if (!esd_np_peer_udp_in_tree(port, esd_np_proxy_root_pid(self))) {
+		g_debug("%s: a datagram from outside the process's tree", self->process_id);
+		return FALSE;
+	}
+	udp->client = g_object_ref(inet);
+	return TRUE;
+}
+
+/* a datagram from the client: checked against the policy, then sent, or dropped */
+static void
+esd_np_proxy_udp_from_client(EsdNpProxy *self, EsdNpUdp *udp)
+{
+	g_autoptr(GSocketAddress) sender = NULL;
+	g_autoptr(GSocketAddress) destination = NULL;
+	g_autofree gchar *host = NULL;
+	EsdNpTarget target = {.protocol = "socks5_udp"};
+	EsdNpVerdict verdict = {0};
+	GList *addresses;
+	gsize offset = 0;
+	gssize n;
+
+	n = g_socket_receive_from(udp->relay,
+				  &sender,
+				  (gchar *)udp->buffer,
+				  ESD_NP_PROXY_UDP_MAX_DATAGRAM + 1,
+				  NULL,
+				  NULL);
+	/* a datagram over the cap arrives cut to cap + 1 bytes, and is dropped */
+	if (n <= 0 || n > ESD_NP_PROXY_UDP_MAX_DATAGRAM ||
+	    !esd_np_proxy_udp_is_client(self, udp, sender))
+		return;
+	host = esd_np_request_parse_udp(udp->buffer, (gsize)n, &target.port, &offset);
+	if (host == NULL || target.port == 0)
+		return;
+	target.host = esd_np_policy_normalize_host(host);
+	if (target.host == NULL)
+		return;
+	target.client = g_strdup(udp->client_text);
+	addresses = esd_np_proxy_decide(self, &target, &verdict);
+	for (GList *l = addresses; l != NULL && destination == NULL; l = l->next) {
+		GSocket *out = esd_np_udp_out(udp, g_inet_address_get_family(l->data));
+		if (out == NULL)
+			continue;
+		destination = g_inet_socket_address_new(l->data, target.port);
+		if (g_socket_send_to(out,
+				     destination,
+				     (const gchar *)udp->buffer + offset,
+				     (gsize)n - offset,
+				     NULL,
+				     NULL) < 0)
+			g_clear_object(&destination);
+	}
+	g_resolver_free_addresses(addresses);
+	if (destination != NULL) {
+		gboolean known = FALSE;
+		for (guint i = 0; i < udp->peers->len && !known; i++)
+			known = esd_np_udp_same(udp->peers->pdata[i],
+						G_INET_SOCKET_ADDRESS(destination));
+		if (!known) {
+			if (udp->peers->len >= ESD_NP_PROXY_UDP_MAX_PEERS)
+				g_ptr_array_remove_index(udp->peers, 0);
+			g_ptr_array_add(udp->peers, g_steal_pointer(&destination));
+		}
+	}
+	esd_np_target_clear(&target);
+	g_free(verdict.reason);
+}
+
+/* a datagram to the proxy's side: returned to the client if it comes from a destination */
+static void
+esd_np_proxy_udp_from_peer(EsdNpUdp *udp, GSocket *out)
+{
+	g_autoptr(GSocketAddress) from = NULL;
+	GInetAddress *address;
+	guint8 *data = udp->buffer + ESD_NP_PROXY_UDP_HEADER_MAX;
+	gboolean known = FALSE;
+	gsize size;
+	gsize head;
+	gssize n;
+
+	n = g_socket_receive_from(out,
+				  &from,
+				  (gchar *)data,
+				  ESD_NP_PROXY_UDP_MAX_DATAGRAM - ESD_NP_PROXY_UDP_HEADER_MAX + 1,
+				  NULL,
+				  NULL);
+	if (n < 0 || n > ESD_NP_PROXY_UDP_MAX_DATAGRAM - ESD_NP_PROXY_UDP_HEADER_MAX ||
+	    udp->client == NULL || !G_IS_INET_SOCKET_ADDRESS(from))
+		return;
+	for (guint i = 0; i < udp->peers->len && !known; i++)
+		known = esd_np_udp_same(udp->peers->pdata[i], G_INET_SOCKET_ADDRESS(from));
+	if (!known)
+		return;
+	address = g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(from));
+	size = g_inet_address_get_native_size(address);
+	head = 4 + size + 2;
+	data -= head;
+	data[0] = data[1] = data[2] = 0;
+	data[3] = size == 4 ? 1 : 4;
+	memcpy(data + 4, g_inet_address_to_bytes(address), size);
+	data[4 + size] = (guint8)(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(from)) >> 8);
+	data[5 + size] = (guint8)g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(from));
+	g_socket_send_to(udp->relay,
+			 G_SOCKET_ADDRESS(udp->client),
+			 (const gchar *)data,
+			 head + (gsize)n,
+			 NULL,
+			 NULL);
+}
+
+/* the reply to UDP ASSOCIATE: the relay's address */
+static void
+esd_np_proxy_udp_reply(GOutputStream *out, GInetSocketAddress *relay, GCancellable *cancellable)
+{
+	GInetAddress *address = g_inet_socket_address_get_address(relay);
+	gsize size = g_inet_address_get_native_size(address);
+	guint16 port = g_inet_socket_address_get_port(relay);
+	guint8 reply[22] = {5, ESD_NP_SOCKS_OK, 0, size == 4 ? 1 : 4};
+
+	memcpy(reply + 4, g_inet_address_to_bytes(address), size);
+	reply[4 + size] = (guint8)(port >> 8);
+	reply[5 + size] = (guint8)port;
+	g_output_stream_write_all(out, reply, 6 + size, NULL, cancellable, NULL);
+}
+
+/*
+ * UDP ASSOCIATE: a relay socket on the address the client dialled, serving
+ * the client at @host:@port (the control connection's host; any port of it
+ * when @port is 0, then the first sender of the process's tree), until the
+ * control connection closes or the proxy stops. Each datagram is a policy
+ * decision of its own (protocol socks5_udp); a blocked one is dropped.
+ */
+static void
+esd_np_proxy_serve_udp(EsdNpProxy *self, GSocketConnection *conn, const gchar *host, guint16 port)
+{
+	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
+	gint control = g_socket_get_fd(g_socket_connection_get_socket(conn));
+	g_autoptr(GSocketAddress) peer = g_socket_connection_get_remote_address(conn, NULL);
+	g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
+	g_autoptr(GInetAddress) named = g_inet_address_new_from_string(host);
+	g_autoptr(GSocketAddress) bind_address = NULL;
+	g_autoptr(GSocketAddress) bound = NULL;
+	g_autoptr(GError) error = NULL;
+	EsdNpUdp udp = {0};
+	GPollFD cancel = {.fd = -1};
+
+	if (!G_IS_INET_SOCKET_ADDRESS(peer) || !G_IS_INET_SOCKET_ADDRESS(local))
+		return;
+	udp.client_host =
+	    g_object_ref(g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(peer)));
+	/* the client is the control connection's host: a request naming another is refused */
+	if (named == NULL ||
+	    (!g_inet_address_get_is_any(named) && !g_inet_address_equal(named, udp.client_host))) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
+		goto out;
+	}
+	if (g_atomic_int_add(&self->udp_associations, 1) >= ESD_NP_PROXY_MAX_UDP) {
+		g_atomic_int_add(&self->udp_associations, -1);
+		g_debug("%s: too many UDP associations", self->process_id);
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_FAILURE, self->cancellable);
+		goto out;
+	}
+	udp.client_port = port;
+	udp.client_text = esd_np_proxy_peer(conn);
+	udp.peers = g_ptr_array_new_with_free_func(g_object_unref);
+	udp.buffer = g_malloc(ESD_NP_PROXY_UDP_MAX_DATAGRAM + 1);
+	bind_address = g_inet_socket_address_new(
+	    g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(local)),
+	    0);
+	udp.relay = g_socket_new(g_socket_address_get_family(local),
+				 G_SOCKET_TYPE_DATAGRAM,
+				 G_SOCKET_PROTOCOL_UDP,
+				 &error);
+	if (udp.relay == NULL || !g_socket_bind(udp.relay, bind_address, FALSE, &error) ||
+	    (bound = g_socket_get_local_address(udp.relay, &error)) == NULL ||
+	    !g_cancellable_make_pollfd(self->cancellable, &cancel)) {
+		g_debug("%s: a UDP relay: %s",
+			self->process_id,
+			error != NULL ? error->message : "no cancellable descriptor");
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_FAILURE, self->cancellable);
+		goto done;
+	}
+	g_socket_set_blocking(udp.relay, FALSE);
+	esd_np_proxy_udp_reply(out, G_INET_SOCKET_ADDRESS(bound), self->cancellable);
+	while (!g_cancellable_is_cancelled(self->cancellable)) {
+		GPollFD fds[5] = {
+		    {.fd = control, .events = G_IO_IN},
+		    {.fd = cancel.fd, .events = G_IO_IN},
+		    {.fd = g_socket_get_fd(udp.relay), .events = G_IO_IN},
+		};
+		guint nfds = 3;
+		gint slot[2] = {-1, -1};
+
+		for (guint i = 0; i < 2; i++) {
+			if (udp.out[i] != NULL) {
+				slot[i] = (gint)nfds;
+				fds[nfds++] =
+				    (GPollFD){.fd = g_socket_get_fd(udp.out[i]), .events = G_IO_IN};
+			}
+		}
+		if (g_poll(fds, nfds, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (fds[0].revents != 0) {
+			gchar scrap[512];
+			gssize r = recv(control, scrap, sizeof(scrap), MSG_DONTWAIT);
+			/* it ends with its control connection, whose bytes are ignored */
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+				break;
+		}
+		if (fds[1].revents != 0)
+			break;
+		if (fds[2].revents != 0)
+			esd_np_proxy_udp_from_client(self, &udp);
+		for (guint i = 0; i < 2; i++) {
+			if (slot[i] >= 0 && fds[slot[i]].revents != 0)
+				esd_np_proxy_udp_from_peer(&udp, udp.out[i]);
+		}
+	}
+done:
+	if (cancel.fd >= 0)
+		g_cancellable_release_fd(self->cancellable);
+	g_atomic_int_add(&self->udp_associations, -1);
+out:
+	esd_np_udp_clear(&udp);
+}
+
 static void
 esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namespace)
 {
@@ -945,6 +1265,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_
 	EsdNpVerdict verdict = {0};
 	GList *addresses;
 	GPollFD cancel = {.fd = -1};
+	guint8 command = 0;
 
 	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
 	/* a client outside the tree is dropped before the greeting */
@@ -952,9 +1273,19 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_
 		g_debug("%s: refusing a SOCKS client outside the process's tree", self->process_id);
 		return;
 	}
-	host = esd_np_proxy_socks_handshake(self, in, out, &target.port);
+	/* the sandbox's namespace cannot reach a relay on the host's loopback */
+	host = esd_np_proxy_socks_handshake(self,
+					    in,
+					    out,
+					    self->config->socks5_udp && !in_namespace,
+					    &command,
+					    &target.port);
 	if (host == NULL)
 		return;
+	if (command == ESD_NP_SOCKS_UDP_ASSOCIATE) {
+		esd_np_proxy_serve_udp(self, conn, host, target.port);
+		return;
+	}
 	target.host = esd_np_policy_normalize_host(host);
 	if (target.host == NULL || target.port == 0) {
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gio/gio.h>
+
 #include "esd-np-request.h"
 
 /*
@@ -310,4 +312,58 @@ esd_np_request_free(EsdNpRequest *self)
 	if (self->headers != NULL)
 		g_ptr_array_unref(self->headers);
 	g_free(self);
+}
+
+/**
+ * esd_np_request_parse_udp:
+ * @data: a datagram a SOCKS5 client sent to its UDP relay
+ * @len: its size
+ * @port: (out): the destination's port
+ * @offset: (out): where the payload starts
+ *
+ * Parses the RFC 1928 §7 header: RSV (ignored), FRAG, ATYP IPv4, name or
+ * IPv6, the address and the port. A fragment (FRAG != 0) is not supported.
+ *
+ * Returns: (transfer full) (nullable): the destination host (an address
+ *   as text, or a name without NUL), or %NULL if the header does not parse
+ */
+gchar *
+esd_np_request_parse_udp(const guint8 *data, gsize len, guint16 *port, gsize *offset)
+{
+	g_autoptr(GInetAddress) address = NULL;
+	gchar *host = NULL;
+	gsize at;
+
+	if (len < 4 || data[2] != 0)
+		return NULL;
+	switch (data[3]) {
+	case 1:
+		if (len < 10)
+			return NULL;
+		address = g_inet_address_new_from_bytes(data + 4, G_SOCKET_FAMILY_IPV4);
+		host = g_inet_address_to_string(address);
+		at = 8;
+		break;
+	case 3:
+		if (len < 5 || data[4] == 0 || len < 7u + data[4])
+			return NULL;
+		host = g_strndup((const gchar *)data + 5, data[4]);
+		/* a name with a NUL in it is no name */
+		if (strlen(host) != data[4])
+			g_clear_pointer(&host, g_free);
+		at = 5u + data[4];
+		break;
+	case 4:
+		if (len < 22)
+			return NULL;
+		address = g_inet_address_new_from_bytes(data + 4, G_SOCKET_FAMILY_IPV6);
+		host = g_inet_address_to_string(address);
+		at = 20;
+		break;
+	default:
+		return NULL;
+	}
+	*port = (guint16)((data[at] << 8) | data[at + 1]);
+	*offset = at + 2;
+	return host;
 }

@@ -3,18 +3,23 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "esd-test-utils.h"
 
@@ -1075,8 +1080,6 @@ test_socks(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *allowed = socks_member("full", "{\"127.0.0.1\":\"allow\"}", NULL);
 	g_autofree gchar *blocked = socks_member("full", NULL, "\"policyDecisionTimeoutMs\":3000");
 	g_autofree gchar *limited = socks_member("limited", "{\"127.0.0.1\":\"allow\"}", NULL);
-	g_autofree gchar *udp = socks_member("full", NULL, NULL);
-	g_autofree gchar *udp_params = NULL;
 	g_autofree gchar *url = g_strdup_printf("http://127.0.0.1:%u/s", fx->target.port);
 	g_autofree gchar *args = NULL;
 	g_autofree gchar *out = NULL;
@@ -1087,10 +1090,8 @@ test_socks(Fixture *fx, gconstpointer user_data)
 	g_autoptr(GPtrArray) decisions = NULL;
 	g_autoptr(GPtrArray) local = NULL;
 	g_autoptr(GPtrArray) limited_decisions = NULL;
-	g_autoptr(JsonNode) reply = NULL;
 	g_autofree gchar *stranger = NULL;
 	JsonNode *decision;
-	GString *udp_text;
 	guint16 port;
 
 	if (fixture_skip(fx))
@@ -1156,16 +1157,756 @@ test_socks(Fixture *fx, gconstpointer user_data)
 			==,
 			"method_not_allowed");
 	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+}
 
-	/* UDP associate is not shipped: refused, not ignored */
-	udp_text = g_string_new(udp);
-	g_string_replace(udp_text, "\"enableSocks5Udp\":false", "\"enableSocks5Udp\":true", 1);
-	udp_params = start_params("udp", "true", udp_text->str);
-	g_string_free(udp_text, TRUE);
-	reply = fixture_call(fx, "process/start", udp_params);
-	g_assert_cmpstr(esd_test_json_get_string(reply, "error.message"),
+/* SOCKS5 UDP ASSOCIATE ------------------------------------------------- */
+
+/*
+ * A UDP echo target: answers "echo:" and the payload, and keeps what it
+ * got; to "stray" it first answers from another socket, a source the
+ * client never sent to.
+ */
+typedef struct {
+	GSocket *socket;
+	GSocket *stray;
+	GThread *thread;
+	guint16 port;
+	gint stop; /* atomic */
+	GMutex lock;
+	GString *got; /* the payloads, one a line */
+} Echo;
+
+static gpointer
+echo_thread(gpointer data)
+{
+	Echo *echo = data;
+
+	while (!g_atomic_int_get(&echo->stop)) {
+		g_autoptr(GSocketAddress) from = NULL;
+		gchar buf[2048];
+		gchar reply[2100];
+		gssize n = g_socket_receive_from(echo->socket, &from, buf, sizeof(buf), NULL, NULL);
+
+		if (n < 0)
+			continue; /* the timeout, to look at stop */
+		g_mutex_lock(&echo->lock);
+		g_string_append_len(echo->got, buf, n);
+		g_string_append_c(echo->got, '\n');
+		g_mutex_unlock(&echo->lock);
+		if (n == 5 && memcmp(buf, "stray", 5) == 0) {
+			g_socket_send_to(echo->stray, from, "from-stray", 10, NULL, NULL);
+			g_usleep(50000);
+		}
+		memcpy(reply, "echo:", 5);
+		memcpy(reply + 5, buf, (gsize)n);
+		g_socket_send_to(echo->socket, from, reply, 5 + (gsize)n, NULL, NULL);
+	}
+	return NULL;
+}
+
+static void
+echo_start(Echo *echo)
+{
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+	g_autoptr(GError) error = NULL;
+
+	echo->socket = g_socket_new(G_SOCKET_FAMILY_IPV4,
+				    G_SOCKET_TYPE_DATAGRAM,
+				    G_SOCKET_PROTOCOL_UDP,
+				    &error);
+	g_assert_no_error(error);
+	g_assert_true(g_socket_bind(echo->socket, address, FALSE, &error));
+	bound = g_socket_get_local_address(echo->socket, &error);
+	g_assert_no_error(error);
+	echo->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+	g_socket_set_timeout(echo->socket, 1);
+	echo->stray = g_socket_new(G_SOCKET_FAMILY_IPV4,
+				   G_SOCKET_TYPE_DATAGRAM,
+				   G_SOCKET_PROTOCOL_UDP,
+				   &error);
+	g_assert_no_error(error);
+	g_mutex_init(&echo->lock);
+	echo->got = g_string_new(NULL);
+	echo->thread = g_thread_new("echo", echo_thread, echo);
+}
+
+static gchar *
+echo_got(Echo *echo)
+{
+	gchar *got;
+
+	g_mutex_lock(&echo->lock);
+	got = g_strdup(echo->got->str);
+	g_mutex_unlock(&echo->lock);
+	return got;
+}
+
+static void
+echo_stop(Echo *echo)
+{
+	g_atomic_int_set(&echo->stop, 1);
+	g_thread_join(echo->thread);
+	g_clear_object(&echo->socket);
+	g_clear_object(&echo->stray);
+	g_string_free(echo->got, TRUE);
+	g_mutex_clear(&echo->lock);
+}
+
+/* a datagram for the relay: the RFC 1928 header for @host:@port, then @data */
+static gsize
+udp_datagram(guint8 *out, gsize size, const gchar *host, guint16 port, const gchar *data)
+{
+	struct in_addr ip;
+	gsize n = 4;
+
+	memset(out, 0, 4);
+	if (inet_pton(AF_INET, host, &ip) == 1) {
+		out[3] = 1;
+		memcpy(out + 4, &ip, 4);
+		n += 4;
+	} else {
+		out[3] = 3;
+		out[4] = (guint8)strlen(host);
+		memcpy(out + 5, host, strlen(host));
+		n += 1 + strlen(host);
+	}
+	out[n++] = (guint8)(port >> 8);
+	out[n++] = (guint8)port;
+	g_assert_cmpuint(n + strlen(data), <=, size);
+	memcpy(out + n, data, strlen(data));
+	return n + strlen(data);
+}
+
+/* what comes back to @fd within @ms: "HOST:PORT PAYLOAD", or "none" */
+static gchar *
+udp_reply(gint fd, gint ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	guint8 buf[65536];
+	gssize n;
+	gchar host[INET_ADDRSTRLEN];
+
+	if (poll(&pfd, 1, ms) != 1 || (n = recv(fd, buf, sizeof(buf), 0)) < 10 || buf[3] != 1)
+		return g_strdup("none");
+	inet_ntop(AF_INET, buf + 4, host, sizeof(host));
+	return g_strdup_printf("%s:%u %.*s",
+			       host,
+			       (guint)((buf[8] << 8) | buf[9]),
+			       (gint)(n - 10),
+			       (const gchar *)buf + 10);
+}
+
+/* a UDP socket on 127.0.0.1, or -1 with errno (the sandbox's filter refuses one) */
+static gint
+udp_socket_try(struct sockaddr_in *bound)
+{
+	gint fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	socklen_t len = sizeof(*bound);
+
+	memset(bound, 0, sizeof(*bound));
+	bound->sin_family = AF_INET;
+	bound->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && (bind(fd, (struct sockaddr *)bound, sizeof(*bound)) != 0 ||
+			getsockname(fd, (struct sockaddr *)bound, &len) != 0)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static gint
+udp_socket(struct sockaddr_in *bound)
+{
+	gint fd = udp_socket_try(bound);
+
+	if (fd < 0)
+		g_error("a UDP socket: %s", g_strerror(errno));
+	return fd;
+}
+
+static gint
+udp_compare_times(gconstpointer a, gconstpointer b)
+{
+	gint64 x = *(const gint64 *)a;
+	gint64 y = *(const gint64 *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The scripted SOCKS5 UDP client, run as the command (this executable
+ * with --udp-client): UDP ASSOCIATE on $ALL_PROXY's port naming its own
+ * socket ("named") or 0.0.0.0:0 ("any", the socket made after the
+ * request: "socket: ERROR" if it cannot be), then each step, printing what it
+ * got: send=HOST,PORT,DATA (from the associated socket), other=… (from a
+ * second socket of the same process), frag=… (FRAG 1), big=… (20000 bytes
+ * more), wait=PATH (until PATH exists), close (the control connection),
+ * more=N (N more associations, their reply codes, then closed), sleep=MS,
+ * rtt=HOST,PORT,N (N round trips: how many came back and the median µs,
+ * for scripts/bench-network-proxy-udp.py).
+ */
+static gint
+udp_client(gint argc, gchar **argv)
+{
+	const gchar *proxy = g_getenv("ALL_PROXY");
+	const gchar *colon = proxy != NULL ? strrchr(proxy, ':') : NULL;
+	struct sockaddr_in own;
+	struct sockaddr_in relay = {.sin_family = AF_INET};
+	struct sockaddr_in control_address = {.sin_family = AF_INET};
+	guint8 request[10] = {5, 3, 0, 1};
+	guint8 reply[10];
+	gint fd = -1;
+	gint control = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (colon == NULL || argc < 3)
+		return 2;
+	control_address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	control_address.sin_port = htons((guint16)g_ascii_strtoull(colon + 1, NULL, 10));
+	if (connect(control, (struct sockaddr *)&control_address, sizeof(control_address)) != 0 ||
+	    write(control, "\x05\x01\x00", 3) != 3 || read(control, reply, 2) != 2 || reply[1] != 0)
+		return 3;
+	if (g_str_equal(argv[2], "named")) {
+		fd = udp_socket(&own);
+		memcpy(request + 4, &own.sin_addr, 4);
+		memcpy(request + 8, &own.sin_port, 2);
+	}
+	if (write(control, request, sizeof(request)) != sizeof(request) ||
+	    read(control, reply, sizeof(reply)) != sizeof(reply))
+		return 4;
+	memcpy(&relay.sin_addr, reply + 4, 4);
+	memcpy(&relay.sin_port, reply + 8, 2);
+	g_print("assoc %u %u\n", reply[1], ntohs(relay.sin_port));
+	if (fd < 0 && (fd = udp_socket_try(&own)) < 0) {
+		g_print("socket: %s\n", g_strerror(errno));
+		return 0;
+	}
+	for (gint i = 3; i < argc; i++) {
+		g_auto(GStrv) op = g_strsplit(argv[i], "=", 2);
+		g_auto(GStrv) args = op[1] != NULL ? g_strsplit(op[1], ",", 3) : NULL;
+		guint8 datagram[32768];
+		gsize n;
+		gint from = fd;
+		g_autofree gchar *got = NULL;
+
+		if (g_str_equal(op[0], "wait")) {
+			while (!g_file_test(op[1], G_FILE_TEST_EXISTS))
+				g_usleep(20000);
+			continue;
+		}
+		if (g_str_equal(op[0], "close")) {
+			close(control);
+			g_print("closed\n");
+			continue;
+		}
+		if (g_str_equal(op[0], "sleep")) {
+			g_usleep(g_ascii_strtoull(op[1], NULL, 10) * 1000);
+			continue;
+		}
+		if (g_str_equal(op[0], "more")) {
+			guint count = (guint)g_ascii_strtoull(op[1], NULL, 10);
+			g_autofree gint *more = g_new(gint, count);
+			const guint8 any[10] = {5, 3, 0, 1};
+
+			g_print("more");
+			for (guint j = 0; j < count; j++) {
+				more[j] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+				if (connect(more[j],
+					    (struct sockaddr *)&control_address,
+					    sizeof(control_address)) != 0 ||
+				    write(more[j], "\x05\x01\x00", 3) != 3 ||
+				    read(more[j], reply, 2) != 2 ||
+				    write(more[j], any, sizeof(any)) != sizeof(any) ||
+				    read(more[j], reply, sizeof(reply)) != sizeof(reply))
+					return 5;
+				g_print(" %u", reply[1]);
+			}
+			g_print("\n");
+			for (guint j = 0; j < count; j++)
+				close(more[j]);
+			continue;
+		}
+		if (g_str_equal(op[0], "rtt")) {
+			/* round trips one after the other: the median, in µs */
+			guint count = (guint)g_ascii_strtoull(args[2], NULL, 10);
+			g_autofree gint64 *times = g_new(gint64, MAX(count, 1));
+			guint ok = 0;
+
+			n = udp_datagram(datagram,
+					 sizeof(datagram),
+					 args[0],
+					 (guint16)g_ascii_strtoull(args[1], NULL, 10),
+					 "rtt");
+			for (guint j = 0; j < count; j++) {
+				gint64 start = g_get_monotonic_time();
+				g_autofree gchar *back = NULL;
+
+				sendto(fd,
+				       datagram,
+				       n,
+				       0,
+				       (struct sockaddr *)&relay,
+				       sizeof(relay));
+				back = udp_reply(fd, 1000);
+				if (!g_str_equal(back, "none"))
+					times[ok++] = g_get_monotonic_time() - start;
+			}
+			qsort(times, ok, sizeof(gint64), udp_compare_times);
+			g_print("rtt %u %" G_GINT64_FORMAT "\n", ok, ok > 0 ? times[ok / 2] : 0);
+			continue;
+		}
+		n = udp_datagram(datagram,
+				 sizeof(datagram),
+				 args[0],
+				 (guint16)g_ascii_strtoull(args[1], NULL, 10),
+				 args[2]);
+		if (g_str_equal(op[0], "other")) {
+			struct sockaddr_in unused;
+			from = udp_socket(&unused);
+		} else if (g_str_equal(op[0], "frag")) {
+			datagram[2] = 1;
+		} else if (g_str_equal(op[0], "big")) {
+			memset(datagram + n, 'x', 20000);
+			n += 20000;
+		}
+		sendto(from, datagram, n, 0, (struct sockaddr *)&relay, sizeof(relay));
+		got = udp_reply(from, 700);
+		g_print("%s %s %s\n", op[0], args[2], got);
+		if (from != fd)
+			close(from);
+	}
+	return 0;
+}
+
+/* `{"proxy": {... enableSocks5: true, enableSocks5Udp: true ...}}` */
+static gchar *
+udp_member(gboolean allow_local, const gchar *mode, const gchar *domains, const gchar *extra)
+{
+	g_autofree gchar *member = proxy_member(allow_local, mode, domains, extra);
+	GString *out = g_string_new(member);
+
+	g_string_replace(out, "\"enableSocks5\":false", "\"enableSocks5\":true", 1);
+	g_string_replace(out, "\"enableSocks5Udp\":false", "\"enableSocks5Udp\":true", 1);
+	return g_string_free(out, FALSE);
+}
+
+static gchar *self_exe;
+
+/* runs the UDP client as process @id with @steps (a NULL-terminated list of arguments) */
+static void
+fixture_start_udp(Fixture *fx,
+		  const gchar *id,
+		  const gchar *member,
+		  const gchar *mode,
+		  const gchar *const *steps)
+{
+	g_autoptr(GString) script = g_string_new("exec ");
+	g_autofree gchar *exe = g_shell_quote(self_exe);
+
+	g_string_append_printf(script, "%s --udp-client %s", exe, mode);
+	for (guint i = 0; steps[i] != NULL; i++) {
+		g_autofree gchar *quoted = g_shell_quote(steps[i]);
+		g_string_append_printf(script, " %s", quoted);
+	}
+	fixture_start(fx, id, script->str, member);
+}
+
+static gchar *
+fixture_udp(Fixture *fx,
+	    const gchar *id,
+	    const gchar *member,
+	    const gchar *mode,
+	    const gchar *const *steps)
+{
+	fixture_start_udp(fx, id, member, mode, steps);
+	return fixture_output(fx, id);
+}
+
+/* whether 127.0.0.1:@port is free for a UDP socket (the relay there is gone) */
+static gboolean
+udp_port_free(guint16 port)
+{
+	struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons(port)};
+	gint fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	gboolean free_ = FALSE;
+
+	address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	free_ = bind(fd, (struct sockaddr *)&address, sizeof(address)) == 0;
+	close(fd);
+	return free_;
+}
+
+/* the relay port in the client's "assoc 0 PORT" line */
+static guint16
+udp_relay_port(const gchar *out)
+{
+	const gchar *line = strstr(out, "assoc 0 ");
+	g_assert_nonnull(line);
+	return (guint16)g_ascii_strtoull(line + 8, NULL, 10);
+}
+
+/*
+ * UDP associate: an allowed datagram makes the round trip; a denied name
+ * or address, a local one without allowLocalBinding, a fragment, an
+ * oversized datagram and one from another socket are dropped, each
+ * blocked one with its decision; a reply from a source the client did not
+ * send to is dropped; the association ends with its control connection and
+ * its socket is gone.
+ */
+/* a SOCKS5 UDP decision: the reference's members, without method */
+static void
+assert_udp_decision(JsonNode *note,
+		    const gchar *process_id,
+		    const gchar *decision,
+		    const gchar *source,
+		    const gchar *reason,
+		    const gchar *host,
+		    gint64 port)
+{
+	const gchar *members[] = {"processId",
+				  "timestamp",
+				  "scope",
+				  "decision",
+				  "source",
+				  "reason",
+				  "protocol",
+				  "host",
+				  "port",
+				  "client",
+				  "policyOverride",
+				  NULL};
+	g_autoptr(GList) names = json_object_get_members(json_node_get_object(note));
+	guint i = 0;
+
+	for (GList *l = names; l != NULL; l = l->next, i++)
+		g_assert_cmpstr(l->data, ==, members[i]);
+	g_assert_cmpstr(members[i], ==, NULL);
+	g_assert_cmpstr(esd_test_json_get_string(note, "processId"), ==, process_id);
+	g_assert_cmpstr(esd_test_json_get_string(note, "scope"),
 			==,
-			"invalid network proxy config: SOCKS5 UDP is not supported");
+			g_str_equal(source, "mode_guard") ? "non_domain" : "domain");
+	g_assert_cmpstr(esd_test_json_get_string(note, "decision"), ==, decision);
+	g_assert_cmpstr(esd_test_json_get_string(note, "source"), ==, source);
+	g_assert_cmpstr(esd_test_json_get_string(note, "reason"), ==, reason);
+	g_assert_cmpstr(esd_test_json_get_string(note, "protocol"), ==, "socks5_udp");
+	g_assert_cmpstr(esd_test_json_get_string(note, "host"), ==, host);
+	g_assert_cmpint(esd_test_json_get_int(note, "port"), ==, port);
+	/* the control connection's peer, as on the reference */
+	g_assert_true(g_str_has_prefix(esd_test_json_get_string(note, "client"), "127.0.0.1:"));
+	g_assert_false(json_node_get_boolean(esd_test_json_get(note, "policyOverride")));
+}
+
+static void
+test_socks_udp(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = udp_member(FALSE,
+					      "full",
+					      "{\"127.0.0.1\":\"allow\",\"127.0.0.2\":\"deny\","
+					      "\"denied.invalid\":\"deny\"}",
+					      NULL);
+	g_autofree gchar *env_member = udp_member(FALSE, "full", NULL, NULL);
+	g_autofree gchar *port = NULL;
+	g_autofree gchar *stray = NULL;
+	g_autofree gchar *one = NULL, *denied_ip = NULL, *denied_name = NULL, *private_ip = NULL,
+			 *local_name = NULL, *other = NULL, *frag = NULL, *big = NULL, *two = NULL,
+			 *after = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected = NULL;
+	g_autofree gchar *got = NULL;
+	g_autofree gchar *env = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	GString *no_socks;
+	Echo echo = {0};
+	guint16 relay;
+
+	if (fixture_skip(fx))
+		return;
+	echo_start(&echo);
+	/* the environment is SOCKS5's; enableSocks5Udp alone opens nothing, as on the reference */
+	fixture_start(fx, "env", "echo \"$ALL_PROXY\"", env_member);
+	env = fixture_output(fx, "env");
+	g_assert_true(g_regex_match_simple("^socks5h://127\\.0\\.0\\.1:\\d+\n$", env, 0, 0));
+	g_clear_pointer(&env, g_free);
+	no_socks = g_string_new(env_member);
+	g_string_replace(no_socks, "\"enableSocks5\":true", "\"enableSocks5\":false", 1);
+	fixture_start(fx, "env2", "echo \"$ALL_PROXY\"", no_socks->str);
+	g_string_free(no_socks, TRUE);
+	env = fixture_output(fx, "env2");
+	g_assert_true(g_regex_match_simple("^http://127\\.0\\.0\\.1:\\d+\n$", env, 0, 0));
+
+	port = g_strdup_printf("%u", echo.port);
+#define STEP(var, op, host, data) var = g_strdup_printf("%s=%s,%s,%s", op, host, port, data)
+	STEP(one, "send", "127.0.0.1", "one");
+	STEP(denied_ip, "send", "127.0.0.2", "denied-ip");
+	STEP(denied_name, "send", "denied.invalid", "denied-name");
+	STEP(private_ip, "send", "10.1.2.3", "private");
+	STEP(local_name, "send", "localhost", "local-name");
+	STEP(other, "other", "127.0.0.1", "other");
+	STEP(frag, "frag", "127.0.0.1", "frag");
+	STEP(big, "big", "127.0.0.1", "big");
+	STEP(two, "send", "127.0.0.1", "two");
+	STEP(stray, "send", "127.0.0.1", "stray");
+	STEP(after, "send", "127.0.0.1", "after");
+#undef STEP
+	{
+		const gchar *steps[] = {one,
+					denied_ip,
+					denied_name,
+					private_ip,
+					local_name,
+					other,
+					frag,
+					big,
+					two,
+					stray,
+					"close",
+					after,
+					NULL};
+		out = fixture_udp(fx, "u1", member, "named", steps);
+	}
+	relay = udp_relay_port(out);
+	expected = g_strdup_printf("assoc 0 %u\n"
+				   "send one 127.0.0.1:%u echo:one\n"
+				   "send denied-ip none\n"
+				   "send denied-name none\n"
+				   "send private none\n"
+				   "send local-name none\n"
+				   "other other none\n"
+				   "frag frag none\n"
+				   "big big none\n"
+				   "send two 127.0.0.1:%u echo:two\n"
+				   "send stray 127.0.0.1:%u echo:stray\n"
+				   "closed\n"
+				   "send after none\n",
+				   relay,
+				   echo.port,
+				   echo.port,
+				   echo.port);
+	g_assert_cmpstr(out, ==, expected);
+	got = echo_got(&echo);
+	g_assert_cmpstr(got, ==, "one\ntwo\nstray\n");
+	/* the relay's socket closed with the association */
+	g_assert_true(udp_port_free(relay));
+	decisions = fixture_decisions(fx, "u1");
+	g_assert_cmpuint(decisions->len, ==, 7);
+	assert_udp_decision(decisions->pdata[0],
+			    "u1",
+			    "allow",
+			    "baseline_policy",
+			    "allow",
+			    "127.0.0.1",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[1],
+			    "u1",
+			    "deny",
+			    "baseline_policy",
+			    "denied",
+			    "127.0.0.2",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[2],
+			    "u1",
+			    "deny",
+			    "baseline_policy",
+			    "denied",
+			    "denied.invalid",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[3],
+			    "u1",
+			    "deny",
+			    "baseline_policy",
+			    "not_allowed_local",
+			    "10.1.2.3",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[4],
+			    "u1",
+			    "deny",
+			    "baseline_policy",
+			    "not_allowed_local",
+			    "localhost",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[5],
+			    "u1",
+			    "allow",
+			    "baseline_policy",
+			    "allow",
+			    "127.0.0.1",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[6],
+			    "u1",
+			    "allow",
+			    "baseline_policy",
+			    "allow",
+			    "127.0.0.1",
+			    echo.port);
+	echo_stop(&echo);
+}
+
+/* at most 16 associations at once per process; a closed one frees its place */
+static void
+test_socks_udp_limit(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *out = NULL;
+	const gchar *steps[] = {"more=16", "sleep=300", "more=15", NULL};
+
+	if (fixture_skip(fx))
+		return;
+	out = fixture_udp(fx, "u1", member, "any", steps);
+	g_assert_true(g_str_has_suffix(out,
+				       "\nmore 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n"
+				       "more 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"));
+}
+
+/* the decider is asked for each datagram (protocol socks5_udp); limited mode refuses UDP */
+static void
+test_socks_udp_decider(Fixture *fx, gconstpointer user_data)
+{
+	/* with allowLocalBinding, an unlisted 127.0.0.1 goes to the decider */
+	g_autofree gchar *member =
+	    udp_member(TRUE, "full", NULL, "\"policyDecisionTimeoutMs\":3000");
+	g_autofree gchar *limited = udp_member(FALSE, "limited", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *step = NULL;
+	g_autofree gchar *allowed = NULL;
+	g_autofree gchar *denied = NULL;
+	g_autofree gchar *refused = NULL;
+	g_autofree gchar *expected = NULL;
+	g_autofree gchar *ask = NULL;
+	g_autofree gchar *got = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	Echo echo = {0};
+
+	if (fixture_skip(fx))
+		return;
+	echo_start(&echo);
+	step = g_strdup_printf("send=127.0.0.1,%u,decided", echo.port);
+	{
+		const gchar *steps[] = {step, NULL};
+
+		fx->answer = "{\"decision\":{\"type\":\"allow\"}}";
+		allowed = fixture_udp(fx, "u1", member, "named", steps);
+		expected = g_strdup_printf("assoc 0 %u\nsend decided 127.0.0.1:%u echo:decided\n",
+					   udp_relay_port(allowed),
+					   echo.port);
+		g_assert_cmpstr(allowed, ==, expected);
+		g_assert_cmpuint(fx->asks->len, ==, 1);
+		ask = g_strdup_printf(
+		    "{\"processId\":\"u1\",\"request\":{\"protocol\":\"socks5_udp\","
+		    "\"host\":\"127.0.0.1\",\"port\":%u}}",
+		    echo.port);
+		esd_assert_json_node_eq(esd_test_json_get(fx->asks->pdata[0], "params"), ask);
+		decisions = fixture_decisions(fx, "u1");
+		g_assert_cmpuint(decisions->len, ==, 1);
+		assert_udp_decision(decisions->pdata[0],
+				    "u1",
+				    "allow",
+				    "decider",
+				    "allow",
+				    "127.0.0.1",
+				    echo.port);
+		g_clear_pointer(&decisions, g_ptr_array_unref);
+
+		fx->answer = "{\"decision\":{\"type\":\"deny\",\"reason\":\"no udp\"}}";
+		denied = fixture_udp(fx, "u2", member, "named", steps);
+		g_assert_true(g_str_has_suffix(denied, "\nsend decided none\n"));
+		g_assert_cmpuint(fx->asks->len, ==, 2);
+		decisions = fixture_decisions(fx, "u2");
+		g_assert_cmpuint(decisions->len, ==, 1);
+		assert_udp_decision(decisions->pdata[0],
+				    "u2",
+				    "deny",
+				    "decider",
+				    "no udp",
+				    "127.0.0.1",
+				    echo.port);
+		g_clear_pointer(&decisions, g_ptr_array_unref);
+
+		/* limited mode: refused before the domain, as SOCKS5 TCP */
+		refused = fixture_udp(fx, "u3", limited, "named", steps);
+		g_assert_true(g_str_has_suffix(refused, "\nsend decided none\n"));
+		decisions = fixture_decisions(fx, "u3");
+		g_assert_cmpuint(decisions->len, ==, 1);
+		assert_udp_decision(decisions->pdata[0],
+				    "u3",
+				    "deny",
+				    "mode_guard",
+				    "method_not_allowed",
+				    "127.0.0.1",
+				    echo.port);
+	}
+	got = echo_got(&echo);
+	g_assert_cmpstr(got, ==, "decided\n");
+	echo_stop(&echo);
+}
+
+/*
+ * Beyond the reference: the relay is not a reflector for other local
+ * processes. The client names no address (0.0.0.0:0): a datagram another
+ * process sends to the relay first is dropped, the client's own is
+ * relayed and only the client gets the reply.
+ */
+static void
+test_socks_udp_other_process(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *dir = g_dir_make_tmp("esd-np-udp-XXXXXX", NULL);
+	g_autofree gchar *go = g_build_filename(dir, "go", NULL);
+	g_autofree gchar *wait = g_strdup_printf("wait=%s", go);
+	g_autofree gchar *step = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected = NULL;
+	g_autofree gchar *got = NULL;
+	g_autofree gchar *stranger_reply = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	struct sockaddr_in own;
+	struct sockaddr_in relay = {.sin_family = AF_INET};
+	guint8 datagram[256];
+	gsize n;
+	gint stranger;
+	JsonNode *note;
+	Echo echo = {0};
+
+	if (fixture_skip(fx))
+		return;
+	echo_start(&echo);
+	step = g_strdup_printf("send=127.0.0.1,%u,mine", echo.port);
+	{
+		const gchar *steps[] = {wait, step, NULL};
+		fixture_start_udp(fx, "u1", member, "any", steps);
+	}
+	note = fixture_wait_note(fx, "process/output", "u1");
+	{
+		gsize len = 0;
+		g_autofree guchar *data =
+		    g_base64_decode(esd_test_json_get_string(note, "params.chunk"), &len);
+		g_autofree gchar *text = g_strndup((const gchar *)data, len);
+		relay.sin_port = htons(udp_relay_port(text));
+	}
+	relay.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	stranger = udp_socket(&own);
+	n = udp_datagram(datagram, sizeof(datagram), "127.0.0.1", echo.port, "stranger");
+	g_assert_cmpint(sendto(stranger, datagram, n, 0, (struct sockaddr *)&relay, sizeof(relay)),
+			==,
+			(gssize)n);
+	stranger_reply = udp_reply(stranger, 500);
+	g_assert_cmpstr(stranger_reply, ==, "none");
+	g_assert_true(g_file_set_contents(go, "", 0, NULL));
+	out = fixture_output(fx, "u1");
+	expected = g_strdup_printf("assoc 0 %u\nsend mine 127.0.0.1:%u echo:mine\n",
+				   ntohs(relay.sin_port),
+				   echo.port);
+	g_assert_cmpstr(out, ==, expected);
+	g_clear_pointer(&stranger_reply, g_free);
+	stranger_reply = udp_reply(stranger, 200);
+	g_assert_cmpstr(stranger_reply, ==, "none");
+	close(stranger);
+	got = echo_got(&echo);
+	g_assert_cmpstr(got, ==, "mine\n");
+	/* the stranger's datagram never reached the policy */
+	decisions = fixture_decisions(fx, "u1");
+	g_assert_cmpuint(decisions->len, ==, 1);
+	g_unlink(go);
+	g_rmdir(dir);
+	echo_stop(&echo);
 }
 
 /* a `sandbox` member: the root readable, nothing writable, @network */
@@ -1846,6 +2587,34 @@ test_enforce(Fixture *fx, gconstpointer user_data)
 	g_free(fixture_output(fx, "accepted"));
 }
 
+/*
+ * Under the managed network UDP associate is unavailable: the SOCKS5
+ * listener in the sandbox's namespace refuses the command (reply 7, the
+ * relay would be on the host's loopback) and the filter refuses the
+ * datagram socket anyway; SOCKS5 TCP still works there.
+ */
+static void
+test_managed_udp(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *exe = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *type = NULL;
+	g_autofree gchar *out = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	exe = g_shell_quote(self_exe);
+	script = g_strdup_printf("%s --udp-client any send=127.0.0.1,9,x", exe);
+	type = fixture_start_sandboxed(fx, "mu", member, "restricted", script);
+	g_assert_cmpstr(type, ==, "linuxSeccomp");
+	out = fixture_output(fx, "mu");
+	g_assert_cmpstr(out, ==, "assoc 7 0\nsocket: Operation not permitted\n");
+	decisions = fixture_decisions(fx, "mu");
+	g_assert_cmpuint(decisions->len, ==, 0);
+}
+
 /* the sandbox's namespace, and the proxy's listeners in it, end with the command */
 static void
 test_managed_lifecycle(Fixture *fx, gconstpointer user_data)
@@ -1937,6 +2706,14 @@ main(int argc, char **argv)
 {
 	const gchar *const transports[] = {"ws", "stdio"};
 
+	/* the scripted SOCKS5 UDP client, run by the daemon as a command */
+	if (argc > 1 && g_str_equal(argv[1], "--udp-client")) {
+		gint status = udp_client(argc, argv);
+		/* no exit handlers: a sanitizer's leak check cannot run in the sandbox */
+		fflush(stdout);
+		_exit(status);
+	}
+	self_exe = g_file_read_link("/proc/self/exe", NULL);
 	g_test_init(&argc, &argv, NULL);
 	for (guint i = 0; i < G_N_ELEMENTS(transports); i++) {
 #define ADD(name, func)                                                                            \
@@ -1957,6 +2734,10 @@ main(int argc, char **argv)
 		ADD("limited", test_limited);
 		ADD("connect", test_connect);
 		ADD("socks", test_socks);
+		ADD("socks-udp", test_socks_udp);
+		ADD("socks-udp-decider", test_socks_udp_decider);
+		ADD("socks-udp-limit", test_socks_udp_limit);
+		ADD("socks-udp-other-process", test_socks_udp_other_process);
 		ADD("sandboxed", test_sandboxed);
 		ADD("decider", test_decider);
 		ADD("decider-silent", test_decider_silent);
@@ -1965,6 +2746,7 @@ main(int argc, char **argv)
 		ADD("managed", test_managed);
 		ADD("enforce", test_enforce);
 		ADD("managed-lifecycle", test_managed_lifecycle);
+		ADD("managed-udp", test_managed_udp);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",

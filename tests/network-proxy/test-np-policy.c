@@ -276,6 +276,57 @@ test_request(void)
 			"Connection: upgrade\r\n\r\n");
 }
 
+/* the RFC 1928 header of a datagram to the SOCKS5 UDP relay */
+static void
+test_udp_header(void)
+{
+	static const struct {
+		const gchar *data;
+		gsize len;
+		const gchar *host; /* NULL: refused */
+		guint16 port;
+		gsize offset;
+	} cases[] = {
+	    {"\0\0\0\1\x7f\0\0\1\x01\xbbhi", 12, "127.0.0.1", 443, 10},
+	    {"\xff\xff\0\1\x7f\0\0\1\0\x35", 10, "127.0.0.1", 53, 10}, /* RSV ignored */
+	    {"\0\0\0\3\x07"
+	     "example\0\x35q",
+	     15,
+	     "example",
+	     53,
+	     14},
+	    {"\0\0\0\4\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1\0\x35", 22, "::1", 53, 22},
+	    {"\0\0\1\1\x7f\0\0\1\0\x35", 10, NULL, 0, 0}, /* a fragment */
+	    {"\0\0\0\1\x7f\0\0\1\0", 9, NULL, 0, 0},	  /* short */
+	    {"\0\0\0\3\0\0\x35", 7, NULL, 0, 0},	  /* an empty name */
+	    {"\0\0\0\3\x03"
+	     "a\0b\0\x35",
+	     10,
+	     NULL,
+	     0,
+	     0},					 /* a NUL in the name */
+	    {"\0\0\0\3\x09short\0\x35", 12, NULL, 0, 0}, /* the name runs out */
+	    {"\0\0\0\4\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1\0", 21, NULL, 0, 0},
+	    {"\0\0\0\5\x7f\0\0\1\0\x35", 10, NULL, 0, 0}, /* no such address type */
+	    {"\0\0\0", 3, NULL, 0, 0},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		guint16 port = 0;
+		gsize offset = 0;
+		g_autofree gchar *host = esd_np_request_parse_udp((const guint8 *)cases[i].data,
+								  cases[i].len,
+								  &port,
+								  &offset);
+
+		g_assert_cmpstr(host, ==, cases[i].host);
+		if (host == NULL)
+			continue;
+		g_assert_cmpuint(port, ==, cases[i].port);
+		g_assert_cmpuint(offset, ==, cases[i].offset);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -285,5 +336,6 @@ main(int argc, char **argv)
 	g_test_add_func("/network-proxy/addresses", test_addresses);
 	g_test_add_func("/network-proxy/config", test_config);
 	g_test_add_func("/network-proxy/request", test_request);
+	g_test_add_func("/network-proxy/udp-header", test_udp_header);
 	return g_test_run();
 }
