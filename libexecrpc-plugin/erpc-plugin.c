@@ -261,6 +261,77 @@ erpc_plugin_check_config_keys(ErpcPlugin *self,
 	}
 }
 
+/**
+ * erpc_plugin_read_config_keys:
+ * @self: a #ErpcPlugin
+ * @file: the file given to `load_config`
+ * @group: the group given to `load_config`
+ * @keys: (array zero-terminated=1): the keys the plugin reads, ended by one
+ *   whose @name is %NULL
+ * @error: return location for a #GError, or %NULL
+ *
+ * The whole of a typical `load_config`: warns about the keys of @group not
+ * in @keys (as erpc_plugin_check_config_keys()), and stores the value of
+ * each key of @keys that @group has; a key it lacks keeps its value. An
+ * integer that does not parse or does not fit fails with the key's name in
+ * front of the message.
+ *
+ * Returns: %TRUE if every key present was read
+ *
+ * Since: 0.2
+ */
+gboolean
+erpc_plugin_read_config_keys(ErpcPlugin *self,
+			     GKeyFile *file,
+			     const gchar *group,
+			     const ErpcConfigKey *keys,
+			     GError **error)
+{
+	g_autoptr(GPtrArray) known = g_ptr_array_new();
+
+	g_return_val_if_fail(ERPC_IS_PLUGIN(self), FALSE);
+	g_return_val_if_fail(file != NULL && group != NULL && keys != NULL, FALSE);
+	for (guint i = 0; keys[i].name != NULL; i++)
+		g_ptr_array_add(known, (gpointer)keys[i].name);
+	g_ptr_array_add(known, NULL);
+	erpc_plugin_check_config_keys(self, file, group, (const gchar *const *)known->pdata);
+	for (guint i = 0; keys[i].name != NULL; i++) {
+		const ErpcConfigKey *key = &keys[i];
+		g_autoptr(GError) error_local = NULL;
+
+		if (!g_key_file_has_key(file, group, key->name, NULL))
+			continue;
+		if (key->type == ERPC_CONFIG_KEY_STRING) {
+			gchar *value = g_key_file_get_string(file, group, key->name, &error_local);
+			if (value != NULL) {
+				g_free(*(gchar **)key->value);
+				*(gchar **)key->value = value;
+			}
+		} else {
+			gint64 value = g_key_file_get_int64(file, group, key->name, &error_local);
+			if (error_local == NULL && key->type == ERPC_CONFIG_KEY_INT &&
+			    (value < G_MININT || value > G_MAXINT))
+				g_set_error(&error_local,
+					    G_KEY_FILE_ERROR,
+					    G_KEY_FILE_ERROR_INVALID_VALUE,
+					    "%" G_GINT64_FORMAT " is out of range",
+					    value);
+			else if (error_local == NULL && key->type == ERPC_CONFIG_KEY_INT)
+				*(gint *)key->value = (gint)value;
+			else if (error_local == NULL)
+				*(gint64 *)key->value = value;
+		}
+		if (error_local != NULL) {
+			g_propagate_prefixed_error(error,
+						   g_steal_pointer(&error_local),
+						   "%s: ",
+						   key->name);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
 static void
 erpc_plugin_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {

@@ -143,4 +143,44 @@ erpc_plugin_check_config_keys(ErpcPlugin *self,
 			      const gchar *group,
 			      const gchar *const *known);
 
+/**
+ * ErpcConfigKeyType:
+ * @ERPC_CONFIG_KEY_INT: an integer that fits a #gint; @value is a `gint *`
+ * @ERPC_CONFIG_KEY_INT64: a 64-bit integer; @value is a `gint64 *`
+ * @ERPC_CONFIG_KEY_STRING: a string; @value is a `gchar **`, whose old
+ *   value is freed
+ *
+ * What erpc_plugin_read_config_keys() reads a key as.
+ *
+ * Since: 0.2
+ */
+typedef enum {
+	ERPC_CONFIG_KEY_INT,
+	ERPC_CONFIG_KEY_INT64,
+	ERPC_CONFIG_KEY_STRING,
+} ErpcConfigKeyType;
+
+/**
+ * ErpcConfigKey:
+ * @name: the key, as in the plugin's `[NAME]` group
+ * @type: what it is read as
+ * @value: where its value goes
+ *
+ * One key of a plugin's config section, for erpc_plugin_read_config_keys().
+ *
+ * Since: 0.2
+ */
+typedef struct {
+	const gchar *name;
+	ErpcConfigKeyType type;
+	gpointer value;
+} ErpcConfigKey;
+
+gboolean
+erpc_plugin_read_config_keys(ErpcPlugin *self,
+			     GKeyFile *file,
+			     const gchar *group,
+			     const ErpcConfigKey *keys,
+			     GError **error);
+
 G_END_DECLS

@@ -137,18 +137,10 @@ static gboolean
 hello_plugin_load_config(ErpcPlugin *plugin, GKeyFile *file, const gchar *group, GError **error)
 {
 	HelloPlugin *self = HELLO_PLUGIN(plugin);
-	const gchar *const keys[] = {"greeting", NULL};
-	g_autofree gchar *greeting = NULL;
+	const ErpcConfigKey keys[] = {{"greeting", ERPC_CONFIG_KEY_STRING, &self->config_greeting},
+				      {NULL}};
 
-	erpc_plugin_check_config_keys(plugin, file, group, keys);
-	if (!g_key_file_has_key(file, group, "greeting", NULL))
-		return TRUE;
-	greeting = g_key_file_get_string(file, group, "greeting", error);
-	if (greeting == NULL)
-		return FALSE;
-	g_free(self->config_greeting);
-	self->config_greeting = g_steal_pointer(&greeting);
-	return TRUE;
+	return erpc_plugin_read_config_keys(plugin, file, group, keys, error);
 }
 
 static void

@@ -39,16 +39,6 @@ struct _EsdCapabilityDiscoveryPlugin {
 
 G_DEFINE_TYPE(EsdCapabilityDiscoveryPlugin, esd_capability_discovery_plugin, ERPC_TYPE_PLUGIN)
 
-static const gchar *const esd_capability_discovery_keys[] = {"discovery-max-roots",
-							     "discovery-max-depth",
-							     "discovery-max-directories",
-							     "discovery-max-entries",
-							     "discovery-max-file-bytes",
-							     "discovery-max-root-bytes",
-							     "discovery-cache-entries",
-							     "discovery-max-answer-bytes",
-							     NULL};
-
 static gboolean
 esd_capability_discovery_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
@@ -144,54 +134,18 @@ esd_capability_discovery_plugin_load_config(ErpcPlugin *plugin,
 					    GError **error)
 {
 	EsdCapabilityDiscoveryPlugin *self = ESD_CAPABILITY_DISCOVERY_PLUGIN(plugin);
-	/* in the order of esd_capability_discovery_keys: an int or an int64 each */
-	gint *const ints[] = {&self->max_roots,
-			      &self->max_depth,
-			      &self->max_directories,
-			      &self->max_entries,
-			      NULL,
-			      NULL,
-			      &self->cache_entries,
-			      NULL};
-	gint64 *const int64s[] = {NULL,
-				  NULL,
-				  NULL,
-				  NULL,
-				  &self->max_file_bytes,
-				  &self->max_root_bytes,
-				  NULL,
-				  &self->max_answer_bytes};
+	const ErpcConfigKey keys[] = {
+	    {"discovery-max-roots", ERPC_CONFIG_KEY_INT, &self->max_roots},
+	    {"discovery-max-depth", ERPC_CONFIG_KEY_INT, &self->max_depth},
+	    {"discovery-max-directories", ERPC_CONFIG_KEY_INT, &self->max_directories},
+	    {"discovery-max-entries", ERPC_CONFIG_KEY_INT, &self->max_entries},
+	    {"discovery-max-file-bytes", ERPC_CONFIG_KEY_INT64, &self->max_file_bytes},
+	    {"discovery-max-root-bytes", ERPC_CONFIG_KEY_INT64, &self->max_root_bytes},
+	    {"discovery-cache-entries", ERPC_CONFIG_KEY_INT, &self->cache_entries},
+	    {"discovery-max-answer-bytes", ERPC_CONFIG_KEY_INT64, &self->max_answer_bytes},
+	    {NULL}};
 
-	G_STATIC_ASSERT(G_N_ELEMENTS(ints) == G_N_ELEMENTS(esd_capability_discovery_keys) - 1);
-	erpc_plugin_check_config_keys(plugin, file, group, esd_capability_discovery_keys);
-	for (guint i = 0; esd_capability_discovery_keys[i] != NULL; i++) {
-		const gchar *key = esd_capability_discovery_keys[i];
-		g_autoptr(GError) error_local = NULL;
-		gint64 value;
-
-		if (!g_key_file_has_key(file, group, key, NULL))
-			continue;
-		value = g_key_file_get_int64(file, group, key, &error_local);
-		if (error_local == NULL && ints[i] != NULL &&
-		    (value < G_MININT || value > G_MAXINT))
-			g_set_error(&error_local,
-				    G_KEY_FILE_ERROR,
-				    G_KEY_FILE_ERROR_INVALID_VALUE,
-				    "%" G_GINT64_FORMAT " is out of range",
-				    value);
-		if (error_local != NULL) {
-			g_propagate_prefixed_error(error,
-						   g_steal_pointer(&error_local),
-						   "%s: ",
-						   key);
-			return FALSE;
-		}
-		if (ints[i] != NULL)
-			*ints[i] = (gint)value;
-		else
-			*int64s[i] = value;
-	}
-	return TRUE;
+	return erpc_plugin_read_config_keys(plugin, file, group, keys, error);
 }
 
 static gboolean

@@ -78,34 +78,12 @@ esd_env_config_plugin_load_config(ErpcPlugin *plugin,
 				  GError **error)
 {
 	EsdEnvConfigPlugin *self = ESD_ENV_CONFIG_PLUGIN(plugin);
-	const gchar *const keys[] = {"env-config-max-bytes", "env-config-system-dir", NULL};
-	g_autoptr(GError) error_local = NULL;
+	const ErpcConfigKey keys[] = {
+	    {"env-config-max-bytes", ERPC_CONFIG_KEY_INT, &self->max_bytes},
+	    {"env-config-system-dir", ERPC_CONFIG_KEY_STRING, &self->settings.system_dir},
+	    {NULL}};
 
-	erpc_plugin_check_config_keys(plugin, file, group, keys);
-	if (g_key_file_has_key(file, group, keys[0], NULL)) {
-		gint value = g_key_file_get_integer(file, group, keys[0], &error_local);
-		if (error_local != NULL) {
-			g_propagate_prefixed_error(error,
-						   g_steal_pointer(&error_local),
-						   "%s: ",
-						   keys[0]);
-			return FALSE;
-		}
-		self->max_bytes = value;
-	}
-	if (g_key_file_has_key(file, group, keys[1], NULL)) {
-		g_autofree gchar *value = g_key_file_get_string(file, group, keys[1], &error_local);
-		if (value == NULL) {
-			g_propagate_prefixed_error(error,
-						   g_steal_pointer(&error_local),
-						   "%s: ",
-						   keys[1]);
-			return FALSE;
-		}
-		g_free(self->settings.system_dir);
-		self->settings.system_dir = g_steal_pointer(&value);
-	}
-	return TRUE;
+	return erpc_plugin_read_config_keys(plugin, file, group, keys, error);
 }
 
 static gboolean

@@ -102,30 +102,13 @@ esd_fs_local_plugin_load_config(ErpcPlugin *plugin,
 				GError **error)
 {
 	EsdFsLocalPlugin *self = ESD_FS_LOCAL_PLUGIN(plugin);
-	const gchar *const keys[] = {"max-file-handles",
-				     "fs-sandbox-helpers",
-				     "fs-sandbox-helper-idle",
-				     NULL};
-	gint *const values[] = {&self->max_file_handles, &self->warm_helpers, &self->warm_idle};
+	const ErpcConfigKey keys[] = {
+	    {"max-file-handles", ERPC_CONFIG_KEY_INT, &self->max_file_handles},
+	    {"fs-sandbox-helpers", ERPC_CONFIG_KEY_INT, &self->warm_helpers},
+	    {"fs-sandbox-helper-idle", ERPC_CONFIG_KEY_INT, &self->warm_idle},
+	    {NULL}};
 
-	erpc_plugin_check_config_keys(plugin, file, group, keys);
-	for (guint i = 0; i < G_N_ELEMENTS(values); i++) {
-		g_autoptr(GError) error_local = NULL;
-		gint value;
-
-		if (!g_key_file_has_key(file, group, keys[i], NULL))
-			continue;
-		value = g_key_file_get_integer(file, group, keys[i], &error_local);
-		if (error_local != NULL) {
-			g_propagate_prefixed_error(error,
-						   g_steal_pointer(&error_local),
-						   "%s: ",
-						   keys[i]);
-			return FALSE;
-		}
-		*values[i] = value;
-	}
-	return TRUE;
+	return erpc_plugin_read_config_keys(plugin, file, group, keys, error);
 }
 
 static gboolean

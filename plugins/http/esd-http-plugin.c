@@ -140,39 +140,13 @@ static gboolean
 esd_http_plugin_load_config(ErpcPlugin *plugin, GKeyFile *file, const gchar *group, GError **error)
 {
 	EsdHttpPlugin *self = ESD_HTTP_PLUGIN(plugin);
-	const gchar *const keys[] = {"http-max-body-bytes",
-				     "http-max-streams",
-				     "http-max-requests",
-				     NULL};
+	const ErpcConfigKey keys[] = {
+	    {"http-max-body-bytes", ERPC_CONFIG_KEY_INT64, &self->limits.max_body},
+	    {"http-max-streams", ERPC_CONFIG_KEY_INT, &self->limits.max_streams},
+	    {"http-max-requests", ERPC_CONFIG_KEY_INT, &self->limits.max_requests},
+	    {NULL}};
 
-	erpc_plugin_check_config_keys(plugin, file, group, keys);
-	for (guint i = 0; keys[i] != NULL; i++) {
-		g_autoptr(GError) error_local = NULL;
-		gint64 value;
-
-		if (!g_key_file_has_key(file, group, keys[i], NULL))
-			continue;
-		value = g_key_file_get_int64(file, group, keys[i], &error_local);
-		if (error_local == NULL && i > 0 && (value < G_MININT || value > G_MAXINT))
-			g_set_error_literal(&error_local,
-					    G_KEY_FILE_ERROR,
-					    G_KEY_FILE_ERROR_INVALID_VALUE,
-					    "out of range");
-		if (error_local != NULL) {
-			g_propagate_prefixed_error(error,
-						   g_steal_pointer(&error_local),
-						   "%s: ",
-						   keys[i]);
-			return FALSE;
-		}
-		if (i == 0)
-			self->limits.max_body = value;
-		else if (i == 1)
-			self->limits.max_streams = (gint)value;
-		else
-			self->limits.max_requests = (gint)value;
-	}
-	return TRUE;
+	return erpc_plugin_read_config_keys(plugin, file, group, keys, error);
 }
 
 static gboolean

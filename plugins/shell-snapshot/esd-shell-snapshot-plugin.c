@@ -255,30 +255,13 @@ esd_shell_snapshot_plugin_load_config(ErpcPlugin *plugin,
 				      GError **error)
 {
 	EsdShellSnapshotPlugin *self = ESD_SHELL_SNAPSHOT_PLUGIN(plugin);
-	const gchar *const keys[] = {"shell-snapshots",
-				     "shell-snapshot-max-bytes",
-				     "shell-snapshot-timeout",
-				     NULL};
-	gint *const values[] = {&self->max_entries, &self->max_bytes, &self->timeout};
+	const ErpcConfigKey keys[] = {
+	    {"shell-snapshots", ERPC_CONFIG_KEY_INT, &self->max_entries},
+	    {"shell-snapshot-max-bytes", ERPC_CONFIG_KEY_INT, &self->max_bytes},
+	    {"shell-snapshot-timeout", ERPC_CONFIG_KEY_INT, &self->timeout},
+	    {NULL}};
 
-	erpc_plugin_check_config_keys(plugin, file, group, keys);
-	for (guint i = 0; i < G_N_ELEMENTS(values); i++) {
-		g_autoptr(GError) error_local = NULL;
-		gint value;
-
-		if (!g_key_file_has_key(file, group, keys[i], NULL))
-			continue;
-		value = g_key_file_get_integer(file, group, keys[i], &error_local);
-		if (error_local != NULL) {
-			g_propagate_prefixed_error(error,
-						   g_steal_pointer(&error_local),
-						   "%s: ",
-						   keys[i]);
-			return FALSE;
-		}
-		*values[i] = value;
-	}
-	return TRUE;
+	return erpc_plugin_read_config_keys(plugin, file, group, keys, error);
 }
 
 static gboolean
