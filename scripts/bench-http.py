@@ -13,7 +13,9 @@ The servers alternate trial by trial; medians over the trials are printed
 with the ratio execserverd / reference. For small, a floor line gives the
 same GETs sent straight to the loopback server by the C client (no
 exec-server, no transport) in the same run: an exec-server's p50 is that
-plus its transport's round trip and its own work. Both are driven by a small C
+plus its transport's round trip and its own work. A second floor line makes
+them with a bare SoupSession (bench-http-soup.c, when libsoup's development
+files are installed): the least an exec-server built on libsoup can take. Both are driven by a small C
 client (bench-http-client.c, built into the build directory) that, for the
 stream, counts the decoded bytes from the base64 lengths, so that the
 client is not the bottleneck; it gives stdio 1 MiB pipes. Not a test: nothing here passes or fails.
@@ -288,6 +290,20 @@ def build_client(build):
     return out
 
 
+def build_soup(build):
+    """the libsoup floor of the small workload (bench-http-soup.c), or None without libsoup"""
+    out = os.path.join(build, "bench-http-soup")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-http-soup.c")
+    if not os.path.exists(out) or os.path.getmtime(out) < os.path.getmtime(src):
+        flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsoup-3.0"],
+                               capture_output=True, text=True)
+        if flags.returncode != 0:
+            return None
+        subprocess.run([os.environ.get("CC", "cc"), "-O2", "-o", out, src]
+                       + flags.stdout.split(), check=True)
+    return out
+
+
 def trial_stream(kind, build, transport, port, mb, client):
     tmp = tempfile.mkdtemp(prefix="bench-http-")
     proc, conn = start_server(kind, build, transport, tmp)
@@ -336,6 +352,7 @@ def main():
     transports = ["stdio", "ws"] if args.transport == "both" else [args.transport]
     workloads = [args.only] if args.only else ["small", "stream"]
     client = build_client(args.build)
+    soup = build_soup(args.build)
     server, port = start_http_server(client)
     time.sleep(0.3)
     try:
@@ -363,6 +380,16 @@ def main():
                         floor.append(float(out.stderr.split()[0]))
                     print(f"  {'floor_p50_us':16s} direct GET {statistics.median(floor):11.1f}",
                           flush=True)
+                    if soup is not None:
+                        alone = []
+                        for _ in range(args.n):
+                            out = subprocess.run([soup, str(port), str(args.requests)],
+                                                 capture_output=True, text=True, check=True)
+                            alone.append([float(v) for v in out.stderr.split()])
+                        print(f"  {'floor_p50_us':16s} libsoup    "
+                              f"{statistics.median(a[0] for a in alone):11.1f}"
+                              f"   cpu_us_per_req {statistics.median(a[2] for a in alone):.1f}",
+                              flush=True)
                 for key in results["esd"][0]:
                     med = {k: statistics.median(r[key] for r in results[k]) for k in kinds}
                     line = f"  {key:16s} execserverd {med['esd']:10.1f}"
