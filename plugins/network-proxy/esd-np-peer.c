@@ -26,10 +26,40 @@
  * looks for that socket among the descriptors of the processes below the
  * launch's supervisor (a child subreaper: orphans of the tree stay below it).
  * Only the tree is searched, not every process of the host; a socket the
- * tree does not hold is another process's.
+ * tree does not hold is another process's. The process that held the last
+ * socket is looked at first, and is then checked to be below the supervisor.
  */
 
 #define ESD_NP_PEER_MAX_PROCESSES 4096
+
+/* a sock_diag socket per connection thread, kept: two system calls less per connection */
+static void
+esd_np_peer_close_diag(gpointer data)
+{
+	close(GPOINTER_TO_INT(data) - 1);
+}
+
+static GPrivate esd_np_peer_diag_fd = G_PRIVATE_INIT(esd_np_peer_close_diag);
+
+static gint
+esd_np_peer_diag_socket(void)
+{
+	gint fd = GPOINTER_TO_INT(g_private_get(&esd_np_peer_diag_fd)) - 1;
+
+	if (fd >= 0)
+		return fd;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	if (fd >= 0)
+		g_private_set(&esd_np_peer_diag_fd, GINT_TO_POINTER(fd + 1));
+	return fd;
+}
+
+static void
+esd_np_peer_drop_diag_socket(void)
+{
+	/* the notify closes it */
+	g_private_replace(&esd_np_peer_diag_fd, NULL);
+}
 
 /* sock_diag's answer for the one socket 127.0.0.1:@local → 127.0.0.1:@remote; -1 if unavailable */
 static gint64
@@ -55,19 +85,21 @@ esd_np_peer_diag_inode(guint16 local, guint16 remote)
 	guint32 buffer[2048];
 	struct nlmsghdr *reply = (struct nlmsghdr *)buffer;
 	gssize n;
-	gint fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+	gint fd = esd_np_peer_diag_socket();
 
 	if (fd < 0)
 		return -1;
 	if (sendto(fd, &message, sizeof(message), 0, (struct sockaddr *)&kernel, sizeof(kernel)) !=
 	    (gssize)sizeof(message)) {
-		close(fd);
+		esd_np_peer_drop_diag_socket();
 		return -1;
 	}
 	n = recv(fd, buffer, sizeof(buffer), 0);
-	close(fd);
-	if (n < (gssize)sizeof(*reply) || !NLMSG_OK(reply, (guint)n))
+	/* one answer per request; a short or odd one leaves the socket in doubt */
+	if (n < (gssize)sizeof(*reply) || !NLMSG_OK(reply, (guint)n)) {
+		esd_np_peer_drop_diag_socket();
 		return -1;
+	}
 	if (reply->nlmsg_type == NLMSG_ERROR) {
 		const struct nlmsgerr *err = NLMSG_DATA(reply);
 		/* no such socket, or no sock_diag for TCP here */
@@ -116,23 +148,38 @@ esd_np_peer_find_inode(guint16 local, guint16 remote)
 	return inode;
 }
 
+/*
+ * whether @pid holds the socket @target; the newest descriptors first, as a
+ * client's connection is most often the last one it opened
+ */
 static gboolean
 esd_np_peer_holds(GPid pid, const gchar *target)
 {
-	g_autofree gchar *path = g_strdup_printf("/proc/%d/fd", pid);
-	DIR *dir = opendir(path);
+	gchar path[64];
+	DIR *dir;
 	struct dirent *entry;
+	g_autoptr(GArray) fds = g_array_new(FALSE, FALSE, sizeof(gint));
 	gboolean found = FALSE;
 
+	g_snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	dir = opendir(path);
 	if (dir == NULL)
 		return FALSE;
-	while (!found && (entry = readdir(dir)) != NULL) {
+	while ((entry = readdir(dir)) != NULL) {
+		gint fd;
+
+		if (entry->d_name[0] < '0' || entry->d_name[0] > '9')
+			continue;
+		fd = (gint)g_ascii_strtoll(entry->d_name, NULL, 10);
+		g_array_append_val(fds, fd);
+	}
+	for (guint i = fds->len; !found && i > 0; i--) {
+		gchar name[16];
 		gchar link[64];
 		gssize n;
 
-		if (entry->d_name[0] == '.')
-			continue;
-		n = readlinkat(dirfd(dir), entry->d_name, link, sizeof(link) - 1);
+		g_snprintf(name, sizeof(name), "%d", g_array_index(fds, gint, i - 1));
+		n = readlinkat(dirfd(dir), name, link, sizeof(link) - 1);
 		if (n <= 0)
 			continue;
 		link[n] = '\0';
@@ -142,53 +189,132 @@ esd_np_peer_holds(GPid pid, const gchar *target)
 	return found;
 }
 
+/* the parent of @pid from /proc/PID/stat, 0 if it is gone */
+static GPid
+esd_np_peer_parent(GPid pid)
+{
+	gchar path[64];
+	gchar stat[1024];
+	const gchar *p;
+	gssize n;
+	gint fd;
+
+	g_snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	/* "PID (COMM) S PPID ...": the name may hold anything, ")" too */
+	p = strrchr(stat, ')');
+	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+		return 0;
+	return (GPid)g_ascii_strtoll(p + 4, NULL, 10);
+}
+
+/*
+ * whether @pid is below @root now: orphans of the tree are reparented to
+ * @root, a subreaper, so a process once in the tree stays there until it exits
+ */
+static gboolean
+esd_np_peer_below(GPid pid, GPid root)
+{
+	for (guint depth = 0; depth < 256 && pid > 1; depth++) {
+		pid = esd_np_peer_parent(pid);
+		if (pid == root)
+			return TRUE;
+	}
+	return FALSE;
+}
+
 /* the children of every thread of @pid */
 static void
 esd_np_peer_add_children(GPid pid, GArray *queue)
 {
-	g_autofree gchar *path = g_strdup_printf("/proc/%d/task", pid);
-	DIR *dir = opendir(path);
+	gchar path[64];
+	DIR *dir;
 	struct dirent *entry;
 
+	g_snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	dir = opendir(path);
 	if (dir == NULL)
 		return;
 	while ((entry = readdir(dir)) != NULL) {
-		g_autofree gchar *children = NULL;
-		g_autofree gchar *file = NULL;
-		g_auto(GStrv) pids = NULL;
+		g_autoptr(GByteArray) children = NULL;
+		gchar file[128];
+		gchar chunk[4096];
+		const gchar *p;
+		gssize n;
+		gint fd;
 
 		if (entry->d_name[0] == '.')
 			continue;
-		file = g_strdup_printf("%s/%s/children", path, entry->d_name);
-		if (!g_file_get_contents(file, &children, NULL, NULL))
+		g_snprintf(file, sizeof(file), "%s/%s/children", path, entry->d_name);
+		fd = open(file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		pids = g_strsplit(g_strstrip(children), " ", -1);
-		for (guint i = 0; pids[i] != NULL && queue->len < ESD_NP_PEER_MAX_PROCESSES; i++) {
-			GPid child = (GPid)g_ascii_strtoll(pids[i], NULL, 10);
+		/* "PID PID ... " */
+		children = g_byte_array_new();
+		while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+			g_byte_array_append(children, (const guint8 *)chunk, (guint)n);
+		close(fd);
+		g_byte_array_append(children, (const guint8 *)"", 1);
+		for (p = (const gchar *)children->data;
+		     *p != '\0' && queue->len < ESD_NP_PEER_MAX_PROCESSES;) {
+			gchar *next;
+			GPid child = (GPid)g_ascii_strtoll(p, &next, 10);
+
+			if (next == p)
+				break;
 			if (child > 0)
 				g_array_append_val(queue, child);
+			p = next;
+			while (*p == ' ' || *p == '\n')
+				p++;
 		}
 	}
 	closedir(dir);
 }
 
-/* whether a process at or below @root holds the socket @inode */
+/*
+ * whether a process at or below @root holds the socket @inode: @hint, the
+ * holder of the last socket found, first (a client makes its connections
+ * from one process, mostly), then the whole tree, breadth first; the
+ * holder found goes to @holder
+ */
 static gboolean
-esd_np_peer_tree_holds(guint64 inode, GPid root)
+esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
 {
-	g_autofree gchar *target = NULL;
+	gchar target[64];
 	g_autoptr(GArray) queue = NULL;
 
 	if (root <= 0 || inode == 0)
 		return FALSE;
-	target = g_strdup_printf("socket:[%" G_GUINT64_FORMAT "]", inode);
+	g_snprintf(target, sizeof(target), "socket:[%" G_GUINT64_FORMAT "]", inode);
+	/*
+	 * the hint's membership is checked after its descriptors: a process
+	 * that held the socket and is below @root afterwards was the same
+	 * process throughout, as its number cannot be taken again meanwhile
+	 */
+	if (hint > 0 && hint != root && esd_np_peer_holds(hint, target) &&
+	    esd_np_peer_below(hint, root)) {
+		if (holder != NULL)
+			*holder = hint;
+		return TRUE;
+	}
 	queue = g_array_new(FALSE, FALSE, sizeof(GPid));
 	g_array_append_val(queue, root);
 	/* breadth first: the command itself comes early */
 	for (guint i = 0; i < queue->len; i++) {
 		GPid pid = g_array_index(queue, GPid, i);
-		if (esd_np_peer_holds(pid, target))
+		if (esd_np_peer_holds(pid, target)) {
+			if (holder != NULL)
+				*holder = pid;
 			return TRUE;
+		}
 		esd_np_peer_add_children(pid, queue);
 	}
 	return FALSE;
@@ -199,15 +325,20 @@ esd_np_peer_tree_holds(guint64 inode, GPid root)
  * @peer_port: the client's port on 127.0.0.1
  * @proxy_port: the proxy's port on 127.0.0.1
  * @root: the launch's supervisor
+ * @hint: the process that held the last client socket found, or 0
+ * @holder: (out) (optional): the process that holds this one
  *
  * Returns: whether a process at or below @root holds the client's socket
  */
 gboolean
-esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root)
+esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root, GPid hint, GPid *holder)
 {
 	if (root <= 0)
 		return FALSE;
-	return esd_np_peer_tree_holds(esd_np_peer_find_inode(peer_port, proxy_port), root);
+	return esd_np_peer_tree_holds(esd_np_peer_find_inode(peer_port, proxy_port),
+				      root,
+				      hint,
+				      holder);
 }
 
 /* the inode of the IPv4 UDP socket bound at 127.0.0.1:@port or *:@port, or 0 */
@@ -261,5 +392,5 @@ esd_np_peer_udp_in_tree(guint16 peer_port, GPid root)
 {
 	if (root <= 0)
 		return FALSE;
-	return esd_np_peer_tree_holds(esd_np_peer_find_udp_inode(peer_port), root);
+	return esd_np_peer_tree_holds(esd_np_peer_find_udp_inode(peer_port), root, 0, NULL);
 }

@@ -7,7 +7,7 @@
 G_BEGIN_DECLS
 
 gboolean
-esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root);
+esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root, GPid hint, GPid *holder);
 
 gboolean
 esd_np_peer_udp_in_tree(guint16 peer_port, GPid root);

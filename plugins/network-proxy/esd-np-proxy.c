@@ -101,6 +101,7 @@ struct _EsdNpProxy {
 	ErpcSession *session; /* main context only; NULL once stopped */
 	ErpcLaunch *launch;   /* main context only, not a reference; NULL once stopped */
 	gint root_pid;	      /* atomic: the launch's supervisor, once known */
+	gint holder_pid;      /* atomic: the tree's process that held the last client socket */
 	gchar *process_id;
 	GMainContext *main_context;
 	GSocketService *service;
@@ -317,12 +318,18 @@ esd_np_proxy_peer_allowed(EsdNpProxy *self, GSocketConnection *conn)
 {
 	g_autoptr(GSocketAddress) address = g_socket_connection_get_remote_address(conn, NULL);
 	g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
+	GPid holder = 0;
 
 	if (!G_IS_INET_SOCKET_ADDRESS(address) || !G_IS_INET_SOCKET_ADDRESS(local))
 		return FALSE;
-	return esd_np_peer_in_tree(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)),
-				   g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local)),
-				   esd_np_proxy_root_pid(self));
+	if (!esd_np_peer_in_tree(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)),
+				 g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local)),
+				 esd_np_proxy_root_pid(self),
+				 (GPid)g_atomic_int_get(&self->holder_pid),
+				 &holder))
+		return FALSE;
+	g_atomic_int_set(&self->holder_pid, (gint)holder);
+	return TRUE;
 }
 
 static gchar *

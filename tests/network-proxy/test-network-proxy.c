@@ -2099,6 +2099,67 @@ test_other_process(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpstr(out, ==, "target GET /orphan\ncode=200 exit=0\n");
 }
 
+/*
+ * The process that held the last client socket is looked at first: once a
+ * process of the tree was served, another local process is still refused,
+ * and a second process of the tree is still served.
+ */
+static void
+test_other_process_after_member(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *first_url = NULL;
+	g_autofree gchar *second_url = NULL;
+	g_autofree gchar *second = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *request = NULL;
+	g_autofree gchar *reply = NULL;
+	g_autoptr(JsonNode) done = NULL;
+	g_autofree gchar *dir = g_dir_make_tmp("esd-np-member-XXXXXX", NULL);
+	g_autofree gchar *go = g_build_filename(dir, "go", NULL);
+	guint16 port;
+
+	if (fixture_skip(fx))
+		return;
+	first_url = g_strdup_printf("http://127.0.0.1:%u/first", fx->target.port);
+	second_url = g_strdup_printf("http://127.0.0.1:%u/second", fx->target.port);
+	second = curl(second_url);
+	/*
+	 * bash holds its connection open (the process looked at first afterwards)
+	 * while the test's own request comes; the second curl waits for a file
+	 * the test makes after that
+	 */
+	script = g_strdup_printf(
+	    "echo \"$HTTP_PROXY\"; bash -c 'exec 3<>/dev/tcp/127.0.0.1/${HTTP_PROXY##*:}; "
+	    "printf \"GET %s HTTP/1.1\\r\\nHost: 127.0.0.1:%u\\r\\n\\r\\n\" >&3; "
+	    "while [ ! -e %s ]; do sleep 0.05; done'; %s; exec sleep 60",
+	    first_url,
+	    fx->target.port,
+	    go,
+	    second);
+	fixture_start(fx, "long", script, member);
+	port = fixture_proxy_port(fx, "long");
+	for (guint i = 0; i < 400 && target_count(&fx->target) < 1; i++)
+		g_usleep(25000);
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	request = g_strdup_printf("GET http://127.0.0.1:%u/other HTTP/1.1\r\nHost: "
+				  "127.0.0.1\r\n\r\n",
+				  fx->target.port);
+	reply = raw_request(port, request);
+	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 403 Forbidden\r\n"));
+	g_assert_true(g_str_has_suffix(reply, "\r\n\r\nthis proxy serves another process"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	g_assert_true(g_file_set_contents(go, "", 0, NULL));
+	for (guint i = 0; i < 400 && target_count(&fx->target) < 2; i++)
+		g_usleep(25000);
+	g_assert_cmpuint(target_count(&fx->target), ==, 2);
+	g_assert_true(g_str_has_prefix(target_last_head(&fx->target), "GET /second "));
+	done = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
+	g_free(fixture_output(fx, "long"));
+	g_unlink(go);
+	g_rmdir(dir);
+}
+
 /* the client vanishes: once its session expires, its processes and their proxies go */
 static void
 test_client_vanishes(Fixture *fx, gconstpointer user_data)
@@ -2743,6 +2804,7 @@ main(int argc, char **argv)
 		ADD("decider-silent", test_decider_silent);
 		ADD("lifecycle", test_lifecycle);
 		ADD("other-process", test_other_process);
+		ADD("other-process-after-member", test_other_process_after_member);
 		ADD("managed", test_managed);
 		ADD("enforce", test_enforce);
 		ADD("managed-lifecycle", test_managed_lifecycle);
