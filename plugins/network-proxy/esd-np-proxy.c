@@ -106,6 +106,7 @@ struct _EsdNpProxy {
 	GMainContext *main_context;
 	GSocketService *service;
 	GCancellable *cancellable;
+	gboolean holds_pollfd; /* the cancellable's descriptor, made once for every wait */
 	guint16 port;
 	guint16 socks_port;    /* 0 without enableSocks5 */
 	gint udp_associations; /* atomic */
@@ -1582,6 +1583,8 @@ esd_np_proxy_finalize(GObject *object)
 	if (self->channel_fd >= 0)
 		close(self->channel_fd);
 	g_clear_object(&self->session); /* set only when the listener failed */
+	if (self->holds_pollfd)
+		g_cancellable_release_fd(self->cancellable);
 	g_clear_object(&self->cancellable);
 	g_clear_pointer(&self->main_context, g_main_context_unref);
 	g_clear_pointer(&self->config, esd_np_config_free);
@@ -1594,7 +1597,15 @@ esd_np_proxy_finalize(GObject *object)
 static void
 esd_np_proxy_init(EsdNpProxy *self)
 {
+	GPollFD pollfd;
+
 	self->cancellable = g_cancellable_new();
+	/*
+	 * each blocking wait of a connection thread (connect, read, the relay)
+	 * polls the cancellable: holding its descriptor keeps GLib from making
+	 * and closing an eventfd for every one
+	 */
+	self->holds_pollfd = g_cancellable_make_pollfd(self->cancellable, &pollfd);
 	self->channel_fd = -1;
 }
 
