@@ -734,6 +734,8 @@ main(int argc, char *argv[])
 		g_signal_connect(dbus_service, "quit", G_CALLBACK(esd_main_dbus_quit_cb), &self);
 		esd_dbus_service_start(dbus_service);
 	}
+	/* a plugin opened from now on has its directories checked afresh */
+	esd_plugin_loader_end_startup(esd_server_get_loader(server));
 	/* what the sandbox must keep from commands, now that every listener is up */
 	esd_host_doors_close(&(EsdHostDoorsConfig){
 	    .secret_files = erpc_context_get_hidden_paths(plugin_context),

@@ -117,7 +117,25 @@ struct _EsdPluginLoader {
 	gboolean overflow_unmapped;  /* the overflow uid stands for owners not mapped in */
 	gboolean parent_root_mapped; /* the parent namespace's root is mapped in */
 	guint32 overflow_uid;
+	/* from esd_plugin_loader_load_all() to _end_startup(): the directories checked */
+	GHashTable *checked;
+	GHashTable *resolved; /* path → realpath(), same lifetime */
 };
+
+/* what esd_plugin_loader_validate_file() found of the directories above a file */
+typedef struct {
+	gchar *real_parent;
+	guint inside_from;
+	gboolean installed;
+	gboolean shared; /* the parent is writable by others (sticky) */
+} EsdPluginDirCheck;
+
+static void
+esd_plugin_dir_check_free(EsdPluginDirCheck *check)
+{
+	g_free(check->real_parent);
+	g_free(check);
+}
 
 G_DEFINE_TYPE(EsdPluginLoader, esd_plugin_loader, G_TYPE_OBJECT)
 
@@ -364,6 +382,43 @@ esd_plugin_loader_depth(const gchar *path)
  * top says; @dir is the plugin directory it was found in, if any. Returns the
  * resolved path to load.
  */
+/*
+ * realpath(), from what this pass resolved already when it can: a directory
+ * that is no link, in a resolved one, is that one's resolved path and its name
+ */
+static gchar *
+esd_plugin_loader_realpath(EsdPluginLoader *self, const gchar *path)
+{
+	g_autofree gchar *parent = NULL;
+	const gchar *known;
+	gchar *real = NULL;
+	struct stat st;
+
+	if (self->resolved == NULL)
+		return realpath(path, NULL);
+	known = g_hash_table_lookup(self->resolved, path);
+	if (known != NULL)
+		return g_strdup(known);
+	parent = g_path_get_dirname(path);
+	known = g_strcmp0(parent, path) != 0 ? g_hash_table_lookup(self->resolved, parent) : NULL;
+	if (known != NULL && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		g_autofree gchar *base = g_path_get_basename(path);
+
+		if (!g_str_equal(base, ".") && !g_str_equal(base, ".."))
+			real = g_build_filename(known, base, NULL);
+	}
+	if (real == NULL) {
+		gchar *resolved = realpath(path, NULL);
+
+		if (resolved == NULL)
+			return NULL;
+		/* realpath()'s memory is malloc()'s, as g_free() takes it */
+		real = resolved;
+	}
+	g_hash_table_replace(self->resolved, g_strdup(path), g_strdup(real));
+	return real;
+}
+
 static gchar *
 esd_plugin_loader_validate_file(EsdPluginLoader *self,
 				const gchar *path,
@@ -375,15 +430,17 @@ esd_plugin_loader_validate_file(EsdPluginLoader *self,
 	g_autofree gchar *real_parent = NULL;
 	g_autofree gchar *real_anchor = NULL;
 	g_autofree gchar *real_path = NULL;
+	g_autofree gchar *key = NULL;
 	g_auto(GStrv) parts = NULL;
 	g_autoptr(GString) prefix = g_string_new("/");
 	gboolean installed = dir != NULL && (dir->flags & ESD_PLUGIN_DIR_FLAG_INSTALLED) != 0;
 	gboolean shared = FALSE;
+	EsdPluginDirCheck *check;
 	guint inside_from;
 	guint n;
 	struct stat st;
 
-	if (lstat(path, &st) != 0 || (real_parent = realpath(parent, NULL)) == NULL) {
+	if (lstat(path, &st) != 0) {
 		g_set_error(error,
 			    ERPC_ERROR,
 			    erpc_error_code_from_errno(errno),
@@ -401,11 +458,42 @@ esd_plugin_loader_validate_file(EsdPluginLoader *self,
 			    path);
 		return NULL;
 	}
+	/*
+	 * the directories of a file found at start-up were checked for the file
+	 * before it in the same directory (a plugin and its manifest; every
+	 * plugin in an installed directory): only the file is left to check
+	 */
+	key = g_strconcat(parent, "\n", dir != NULL ? dir->dir : "", NULL);
+	check = self->checked != NULL ? g_hash_table_lookup(self->checked, key) : NULL;
+	if (check != NULL) {
+		real_path = g_build_filename(check->real_parent, base, NULL);
+		if (!esd_plugin_loader_check_mode(real_path, &st, TRUE, error) ||
+		    !esd_plugin_loader_check_owner(self,
+						   real_path,
+						   &st,
+						   esd_plugin_loader_depth(real_path) >=
+						       check->inside_from,
+						   check->installed,
+						   check->shared,
+						   error))
+			return NULL;
+		return g_steal_pointer(&real_path);
+	}
+	real_parent = esd_plugin_loader_realpath(self, parent);
+	if (real_parent == NULL) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    erpc_error_code_from_errno(errno),
+			    "cannot stat %s: %s",
+			    path,
+			    g_strerror(errno));
+		return NULL;
+	}
 	real_path = g_build_filename(real_parent, base, NULL);
 	/* where the plugin directory starts; without one, at the file's own directory */
 	inside_from = esd_plugin_loader_depth(real_parent);
 	if (dir != NULL)
-		real_anchor = realpath(dir->dir, NULL);
+		real_anchor = esd_plugin_loader_realpath(self, dir->dir);
 	if (real_anchor != NULL &&
 	    (g_strcmp0(real_anchor, real_parent) == 0 ||
 	     (g_str_has_prefix(real_parent, real_anchor) &&
@@ -446,6 +534,14 @@ esd_plugin_loader_validate_file(EsdPluginLoader *self,
 			if (!last)
 				g_prefix_error(error, "%s: ", path);
 			return NULL;
+		}
+		if (last && self->checked != NULL) {
+			check = g_new0(EsdPluginDirCheck, 1);
+			check->real_parent = g_steal_pointer(&real_parent);
+			check->inside_from = inside_from;
+			check->installed = installed;
+			check->shared = shared;
+			g_hash_table_replace(self->checked, g_steal_pointer(&key), check);
 		}
 		shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
 	}
@@ -822,6 +918,18 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 	ErpcContext *context = erpc_registry_get_context(self->registry);
 	guint n = 0;
 
+	/*
+	 * during start-up a directory is checked once for all its files; a
+	 * plugin opened later (deferred) has its directories checked again, as
+	 * they may have changed: see esd_plugin_loader_end_startup()
+	 */
+	if (self->checked == NULL)
+		self->checked = g_hash_table_new_full(g_str_hash,
+						      g_str_equal,
+						      g_free,
+						      (GDestroyNotify)esd_plugin_dir_check_free);
+	if (self->resolved == NULL)
+		self->resolved = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	for (guint i = 0; i < self->dirs->len; i++) {
 		EsdPluginDir *dir = g_ptr_array_index(self->dirs, i);
 		g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
@@ -871,6 +979,19 @@ esd_plugin_loader_load_all(EsdPluginLoader *self)
 		}
 	}
 	return n;
+}
+
+/**
+ * esd_plugin_loader_end_startup:
+ *
+ * From now on each plugin opened has every directory above it checked
+ * again, not once for all the files found at start-up.
+ */
+void
+esd_plugin_loader_end_startup(EsdPluginLoader *self)
+{
+	g_clear_pointer(&self->checked, g_hash_table_unref);
+	g_clear_pointer(&self->resolved, g_hash_table_unref);
 }
 
 /**
@@ -1125,6 +1246,7 @@ esd_plugin_loader_finalize(GObject *object)
 	g_ptr_array_unref(self->deferred);
 	g_ptr_array_unref(self->entries);
 	g_ptr_array_unref(self->dirs);
+	esd_plugin_loader_end_startup(self);
 	g_object_unref(self->registry);
 	G_OBJECT_CLASS(esd_plugin_loader_parent_class)->finalize(object);
 }

@@ -24,6 +24,8 @@ esd_plugin_loader_add_dir_full(EsdPluginLoader *self, const gchar *dir, EsdPlugi
 guint
 esd_plugin_loader_load_all(EsdPluginLoader *self);
 void
+esd_plugin_loader_end_startup(EsdPluginLoader *self);
+void
 esd_plugin_loader_set_defer(EsdPluginLoader *self, gboolean defer);
 void
 esd_plugin_loader_load_deferred(EsdPluginLoader *self, const gchar *name);

@@ -348,6 +348,39 @@ test_loader_deferred_ignored(LoaderFixture *fixture, gconstpointer user_data)
 	remove_tree(dir);
 }
 
+/*
+ * at start-up a directory is checked once for all its files: each file is
+ * still checked itself, so a writable one after a good one is refused
+ */
+static void
+test_loader_checked_dir(LoaderFixture *fixture, gconstpointer user_data)
+{
+	g_autofree gchar *echo = test_plugin_path("echo");
+	g_autofree gchar *overlap = test_plugin_path("overlap");
+	g_autofree gchar *parent = g_path_get_dirname(g_getenv("ESD_TEST_PLUGINDIR"));
+	g_autofree gchar *template = g_build_filename(parent, "checked-XXXXXX", NULL);
+	g_autofree gchar *dir = g_mkdtemp_full(g_steal_pointer(&template), 0755);
+	g_autofree gchar *good = g_build_filename(dir, "libesd-plugin-echo.so", NULL);
+	g_autofree gchar *bad = g_build_filename(dir, "libesd-plugin-overlap.so", NULL);
+	g_autofree gchar *contents = NULL;
+	gsize len = 0;
+
+	g_assert_nonnull(dir);
+	/* a hard link: one module for the dynamic loader, as in deferred_dir() */
+	g_assert_cmpint(link(echo, good), ==, 0);
+	g_assert_true(g_file_get_contents(overlap, &contents, &len, NULL));
+	g_assert_true(g_file_set_contents_full(bad, contents, (gssize)len, 0, 0755, NULL));
+	g_assert_cmpint(chmod(bad, 0666), ==, 0);
+	esd_plugin_loader_add_dir(fixture->loader, dir, FALSE);
+	g_test_expect_message("execserverd",
+			      G_LOG_LEVEL_WARNING,
+			      "refusing plugin: *libesd-plugin-overlap.so has unsafe mode 0666*");
+	g_assert_cmpuint(esd_plugin_loader_load_all(fixture->loader), ==, 1);
+	g_test_assert_expected_messages();
+	esd_plugin_loader_end_startup(fixture->loader);
+	remove_tree(dir);
+}
+
 /* a directory writable by others lets them swap the file after the check */
 static void
 test_loader_shared_dir(LoaderFixture *fixture, gconstpointer user_data)
@@ -835,6 +868,12 @@ main(int argc, char **argv)
 			   test_loader_deferred_ignored,
 			   loader_teardown);
 	}
+	g_test_add("/execserverd/server/loader/checked-dir",
+		   LoaderFixture,
+		   NULL,
+		   loader_setup,
+		   test_loader_checked_dir,
+		   loader_teardown);
 	g_test_add("/execserverd/server/loader/shared-dir",
 		   LoaderFixture,
 		   NULL,
