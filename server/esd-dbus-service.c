@@ -212,10 +212,13 @@ esd_dbus_service_serve_fd(EsdDBusService *self, gint fd, GError **error)
 	g_autoptr(ErpcTransport) transport = NULL;
 	ErpcConnection *connection;
 	guint64 max_message_size = 0;
-	GType gtype = erpc_registry_lookup_extension(esd_server_get_registry(self->server),
-						     ERPC_EXTENSION_POINT_TRANSPORT,
-						     "fd");
+	GType gtype;
 
+	/* the plugin of fd: is opened on the first peer (it has a manifest) */
+	esd_server_load_transports(self->server, (const gchar *const[]){uri, NULL});
+	gtype = erpc_registry_lookup_extension(esd_server_get_registry(self->server),
+					       ERPC_EXTENSION_POINT_TRANSPORT,
+					       "fd");
 	if (gtype == G_TYPE_INVALID) {
 		close(fd);
 		g_set_error_literal(

@@ -71,7 +71,9 @@
  * it were loaded; the first call opens it, which replaces the stubs, and is
  * handed to the real handler. The manifest is checked as the plugin file is,
  * and ignored (the plugin loaded at once) when it is unreadable, of another
- * build, or names a method another plugin has.
+ * build, or names a method another plugin has, and when one of the
+ * environment variables of its LoadWithEnvironment key is set (the sockets
+ * systemd passes, which the accepted-socket plugin serves unasked).
  */
 
 typedef struct {
@@ -774,6 +776,7 @@ esd_plugin_loader_read_manifest(EsdPluginLoader *self,
 	g_autofree gchar *real_path = NULL;
 	g_autofree gchar *manifest_name = NULL;
 	g_autofree gchar *build_id = NULL;
+	g_auto(GStrv) load_with = NULL;
 	g_autoptr(GKeyFile) file = NULL;
 	g_autoptr(GError) error = NULL;
 	EsdPluginDeferred *deferred;
@@ -792,6 +795,18 @@ esd_plugin_loader_read_manifest(EsdPluginLoader *self,
 	if (g_strcmp0(manifest_name, name) != 0 || g_strcmp0(build_id, ERPC_BUILD_ID) != 0) {
 		g_info("ignoring the manifest %s: of another plugin or build", manifest);
 		return NULL;
+	}
+	/* what the environment passes a plugin, it takes at start-up (socket activation) */
+	load_with = g_key_file_get_string_list(file,
+					       ESD_PLUGIN_MANIFEST_GROUP,
+					       "LoadWithEnvironment",
+					       NULL,
+					       NULL);
+	for (guint i = 0; load_with != NULL && load_with[i] != NULL; i++) {
+		if (g_getenv(load_with[i]) != NULL) {
+			g_debug("plugin %s is opened at start-up: %s is set", name, load_with[i]);
+			return NULL;
+		}
 	}
 	deferred = g_new0(EsdPluginDeferred, 1);
 	deferred->name = g_strdup(name);

@@ -17,6 +17,11 @@
  * itself: the transports, methods and capabilities it registers and the
  * options its group has, as --help shows them, and whether it adds launch
  * hooks. A plugin that provides another extension cannot be deferred.
+ *
+ * --load-with-env VAR (repeatable) names an environment variable whose
+ * presence makes the daemon open the plugin at start-up all the same: for a
+ * plugin whose setup acts on what the environment passes, as the sockets
+ * of socket activation (LISTEN_FDS).
  */
 
 /* the option names of the lines of --help-NAME: "  -x, --long=VALUE   text" */
@@ -63,9 +68,14 @@ main(int argc, char *argv[])
 	ErpcPlugin *plugin;
 	GOptionGroup *group;
 	const gchar *name;
+	g_autoptr(GStrvBuilder) load_with = g_strv_builder_new();
+	g_auto(GStrv) load_with_list = NULL;
 
-	if (argc != 3) {
-		g_printerr("usage: %s PLUGIN.so OUTPUT\n", argv[0]);
+	for (gint i = 3; i + 1 < argc && g_str_equal(argv[i], "--load-with-env"); i += 2)
+		g_strv_builder_add(load_with, argv[i + 1]);
+	load_with_list = g_strv_builder_end(load_with);
+	if (argc < 3 || (guint)argc != 3 + 2 * g_strv_length(load_with_list)) {
+		g_printerr("usage: %s PLUGIN.so OUTPUT [--load-with-env VAR]...\n", argv[0]);
 		return EXIT_FAILURE;
 	}
 	registry = erpc_registry_new();
@@ -143,6 +153,12 @@ main(int argc, char *argv[])
 				   (const gchar *const *)long_list,
 				   g_strv_length(long_list));
 	g_key_file_set_string(file, "Plugin", "ShortOptions", shorts->str);
+	if (load_with_list[0] != NULL)
+		g_key_file_set_string_list(file,
+					   "Plugin",
+					   "LoadWithEnvironment",
+					   (const gchar *const *)load_with_list,
+					   g_strv_length(load_with_list));
 	if (!g_key_file_save_to_file(file, argv[2], &error)) {
 		g_printerr("%s: %s\n", argv[0], error->message);
 		return EXIT_FAILURE;

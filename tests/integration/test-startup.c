@@ -58,7 +58,9 @@ test_stdio_maps(void)
 				   "libesd-plugin-capability-discovery.so",
 				   "libyaml",
 				   "libesd-plugin-network-proxy.so",
-				   "libesd-plugin-shell-snapshot.so"};
+				   "libesd-plugin-shell-snapshot.so",
+				   /* without LISTEN_FDS: no sockets of systemd to serve */
+				   "libesd-plugin-accepted-socket.so"};
 	JsonNode *caps = esd_test_json_get(result, "result.environmentInfo.capabilities");
 
 	g_assert_nonnull(strstr(maps, "libesd-plugin-stdio.so"));
