@@ -6,11 +6,13 @@
 #include <errno.h>
 #include <gio/gunixfdmessage.h>
 #include <glib-unix.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <string.h>
 
+#include "esd-np-listen.h"
 #include "esd-np-peer.h"
 #include "esd-np-policy.h"
 #include "esd-np-proxy.h"
@@ -21,8 +23,8 @@
  * EsdNpProxy:
  *
  * The managed proxy of one launched process: a listener on a loopback port
- * of its own, and a thread per client connection (GThreadedSocketService)
- * that reads the request head, applies the policy, dials the destination
+ * of its own, and a thread per client connection (esd-np-listen.c, which
+ * accepted it) that reads the request head, applies the policy, dials the destination
  * and relays (esd-np-relay.c). The policy runs in the connection's thread;
  * what needs the session (the `network/policyDecision` notification, the
  * `network/policyRequest` to the client) is handed to the main context, the
@@ -104,7 +106,7 @@ struct _EsdNpProxy {
 	gint holder_pid;      /* atomic: the tree's process that held the last client socket */
 	gchar *process_id;
 	GMainContext *main_context;
-	GSocketService *service;
+	EsdNpListen *listen; /* NULL once stopped */
 	GCancellable *cancellable;
 	gboolean holds_pollfd; /* the cancellable's descriptor, made once for every wait */
 	guint16 port;
@@ -1324,55 +1326,49 @@ out:
 }
 
 /* what marks the SOCKS listener's connections (a listener's source object) */
-static GObject *
-esd_np_proxy_marker(GObject **marker)
-{
-	if (g_once_init_enter(marker))
-		g_once_init_leave(marker, g_object_new(G_TYPE_OBJECT, NULL));
-	return *marker;
-}
-
-/* the source objects of the listeners: SOCKS, and those of the sandbox's namespace */
-static GObject *
-esd_np_proxy_socks_marker(void)
-{
-	static GObject *marker = NULL;
-	return esd_np_proxy_marker(&marker);
-}
-
-static GObject *
-esd_np_proxy_namespace_marker(void)
-{
-	static GObject *marker = NULL;
-	return esd_np_proxy_marker(&marker);
-}
-
-static GObject *
-esd_np_proxy_namespace_socks_marker(void)
-{
-	static GObject *marker = NULL;
-	return esd_np_proxy_marker(&marker);
-}
-
-static gboolean
-esd_np_proxy_run_cb(GThreadedSocketService *service,
-		    GSocketConnection *conn,
-		    GObject *source,
-		    gpointer user_data)
+static void
+esd_np_proxy_serve_cb(GSocketConnection *conn, EsdNpListenKind kind, gpointer user_data)
 {
 	EsdNpProxy *self = ESD_NP_PROXY(user_data);
 
-	if (!g_cancellable_is_cancelled(self->cancellable)) {
-		if (source == esd_np_proxy_socks_marker() ||
-		    source == esd_np_proxy_namespace_socks_marker())
-			esd_np_proxy_serve_socks(self,
-						 conn,
-						 source == esd_np_proxy_namespace_socks_marker());
-		else
-			esd_np_proxy_serve(self, conn, source == esd_np_proxy_namespace_marker());
+	if (g_cancellable_is_cancelled(self->cancellable))
+		return;
+	switch (kind) {
+	case ESD_NP_LISTEN_SOCKS:
+	case ESD_NP_LISTEN_NAMESPACE_SOCKS:
+		esd_np_proxy_serve_socks(self, conn, kind == ESD_NP_LISTEN_NAMESPACE_SOCKS);
+		break;
+	case ESD_NP_LISTEN_HTTP:
+	case ESD_NP_LISTEN_NAMESPACE_HTTP:
+	default:
+		esd_np_proxy_serve(self, conn, kind == ESD_NP_LISTEN_NAMESPACE_HTTP);
+		break;
 	}
-	g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
-	return TRUE;
+}
+
+/* a listening socket on 127.0.0.1 and a free port */
+static gint
+esd_np_proxy_bind_loopback(guint16 *port, GError **error)
+{
+	struct sockaddr_in address = {.sin_family = AF_INET,
+				      .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(address);
+	gint fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&address, sizeof(address)) != 0 ||
+	    listen(fd, 128) != 0 || getsockname(fd, (struct sockaddr *)&address, &len) != 0) {
+		gint saved = errno;
+		if (fd >= 0)
+			close(fd);
+		g_set_error(error,
+			    G_IO_ERROR,
+			    g_io_error_from_errno(saved),
+			    "cannot listen on 127.0.0.1: %s",
+			    g_strerror(saved));
+		return -1;
+	}
+	*port = ntohs(address.sin_port);
+	return fd;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1393,9 +1389,8 @@ EsdNpProxy *
 esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 {
 	g_autoptr(EsdNpProxy) self = g_object_new(ESD_TYPE_NP_PROXY, NULL);
-	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
-	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
-	g_autoptr(GSocketAddress) bound = NULL;
+	gint http_fd;
+	gint socks_fd = -1;
 
 	self->config = config;
 	self->session = g_object_ref(erpc_launch_get_session(launch));
@@ -1416,37 +1411,22 @@ esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 		self->upstream_http = esd_np_upstream_from_env(http);
 		self->upstream_tunnel = esd_np_upstream_from_env(tunnel);
 	}
-	/* a tunnel is a thread; beyond this many, connections wait */
-	self->service = g_threaded_socket_service_new(256);
-	if (!g_socket_listener_add_address(G_SOCKET_LISTENER(self->service),
-					   address,
-					   G_SOCKET_TYPE_STREAM,
-					   G_SOCKET_PROTOCOL_TCP,
-					   NULL,
-					   &bound,
-					   error))
+	http_fd = esd_np_proxy_bind_loopback(&self->port, error);
+	if (http_fd < 0)
 		return NULL;
-	self->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
 	if (config->socks5) {
-		g_autoptr(GSocketAddress) socks = NULL;
-		if (!g_socket_listener_add_address(G_SOCKET_LISTENER(self->service),
-						   address,
-						   G_SOCKET_TYPE_STREAM,
-						   G_SOCKET_PROTOCOL_TCP,
-						   esd_np_proxy_socks_marker(),
-						   &socks,
-						   error))
+		socks_fd = esd_np_proxy_bind_loopback(&self->socks_port, error);
+		if (socks_fd < 0) {
+			close(http_fd);
 			return NULL;
-		self->socks_port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(socks));
+		}
 	}
-	/* the handler holds the proxy until esd_np_proxy_stop() disconnects it */
-	g_signal_connect_data(self->service,
-			      "run",
-			      G_CALLBACK(esd_np_proxy_run_cb),
-			      g_object_ref(self),
-			      (GClosureNotify)(void (*)(void))g_object_unref,
-			      0);
-	g_socket_service_start(self->service);
+	/* a tunnel is a thread; beyond this many, connections wait */
+	self->listen =
+	    esd_np_listen_new(256, esd_np_proxy_serve_cb, self, g_object_ref, g_object_unref);
+	esd_np_listen_add(self->listen, http_fd, ESD_NP_LISTEN_HTTP);
+	if (socks_fd >= 0)
+		esd_np_listen_add(self->listen, socks_fd, ESD_NP_LISTEN_SOCKS);
 	return g_steal_pointer(&self);
 }
 
@@ -1481,32 +1461,16 @@ esd_np_proxy_channel_cb(gint fd, GIOCondition condition, gpointer user_data)
 		break;
 	}
 	for (guint i = 0; i < n; i++) {
-		g_autoptr(GError) error = NULL;
-		g_autoptr(GSocket) socket = NULL;
-		GObject *marker = i == 0 ? esd_np_proxy_namespace_marker()
-					 : esd_np_proxy_namespace_socks_marker();
-
 		/* the first is HTTP, the second SOCKS5, as the ports were asked */
-		if (i >= 2 || (i == 1 && self->socks_port == 0) || self->service == NULL ||
+		if (i >= 2 || (i == 1 && self->socks_port == 0) || self->listen == NULL ||
 		    g_cancellable_is_cancelled(self->cancellable)) {
 			close(listeners[i]);
 			continue;
 		}
-		socket = g_socket_new_from_fd(listeners[i], &error);
-		if (socket == NULL) {
-			close(listeners[i]);
-			g_warning("%s: a listener of the sandbox: %s",
-				  self->process_id,
-				  error->message);
-			continue;
-		}
-		if (!g_socket_listener_add_socket(G_SOCKET_LISTENER(self->service),
-						  socket,
-						  marker,
-						  &error))
-			g_warning("%s: a listener of the sandbox: %s",
-				  self->process_id,
-				  error->message);
+		esd_np_listen_add(self->listen,
+				  listeners[i],
+				  i == 0 ? ESD_NP_LISTEN_NAMESPACE_HTTP
+					 : ESD_NP_LISTEN_NAMESPACE_SOCKS);
 	}
 	self->channel_source = 0;
 	return G_SOURCE_REMOVE;
@@ -1565,10 +1529,10 @@ esd_np_proxy_stop(EsdNpProxy *self)
 		close(self->channel_fd);
 		self->channel_fd = -1;
 	}
-	if (self->service != NULL) {
-		g_socket_service_stop(self->service);
-		g_socket_listener_close(G_SOCKET_LISTENER(self->service));
-		g_signal_handlers_disconnect_by_func(self->service, esd_np_proxy_run_cb, self);
+	/* its waiting threads hold the proxy: they go now, the listener's ports close */
+	if (self->listen != NULL) {
+		esd_np_listen_stop(self->listen);
+		g_clear_pointer(&self->listen, esd_np_listen_unref);
 	}
 	g_clear_object(&self->session);
 	self->launch = NULL;
@@ -1579,7 +1543,10 @@ esd_np_proxy_finalize(GObject *object)
 {
 	EsdNpProxy *self = ESD_NP_PROXY(object);
 
-	g_clear_object(&self->service);
+	if (self->listen != NULL) {
+		esd_np_listen_stop(self->listen);
+		g_clear_pointer(&self->listen, esd_np_listen_unref);
+	}
 	if (self->channel_fd >= 0)
 		close(self->channel_fd);
 	g_clear_object(&self->session); /* set only when the listener failed */
