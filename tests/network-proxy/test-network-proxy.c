@@ -2115,12 +2115,15 @@ test_other_process_after_member(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *request = NULL;
 	g_autofree gchar *reply = NULL;
 	g_autoptr(JsonNode) done = NULL;
-	g_autofree gchar *dir = g_dir_make_tmp("esd-np-member-XXXXXX", NULL);
-	g_autofree gchar *go = g_build_filename(dir, "go", NULL);
+	g_autofree gchar *dir = NULL;
+	g_autofree gchar *go = NULL;
+	g_autofree gchar *second_head = NULL;
 	guint16 port;
 
 	if (fixture_skip(fx))
 		return;
+	dir = g_dir_make_tmp("esd-np-member-XXXXXX", NULL);
+	go = g_build_filename(dir, "go", NULL);
 	first_url = g_strdup_printf("http://127.0.0.1:%u/first", fx->target.port);
 	second_url = g_strdup_printf("http://127.0.0.1:%u/second", fx->target.port);
 	second = curl(second_url);
@@ -2153,7 +2156,8 @@ test_other_process_after_member(Fixture *fx, gconstpointer user_data)
 	for (guint i = 0; i < 400 && target_count(&fx->target) < 2; i++)
 		g_usleep(25000);
 	g_assert_cmpuint(target_count(&fx->target), ==, 2);
-	g_assert_true(g_str_has_prefix(target_last_head(&fx->target), "GET /second "));
+	second_head = target_last_head(&fx->target);
+	g_assert_true(g_str_has_prefix(second_head, "GET /second "));
 	done = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
 	g_free(fixture_output(fx, "long"));
 	g_unlink(go);
