@@ -8,6 +8,7 @@
 #include <glib-unix.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <string.h>
@@ -138,6 +139,7 @@ typedef struct {
 	const gchar *source;   /* baseline_policy, decider, mode_guard */
 	const gchar *scope;    /* domain, non_domain */
 	gchar *reason;
+	gpointer pending; /* an allow not sent yet: esd_np_proxy_flush() */
 } EsdNpVerdict;
 
 static void
@@ -335,18 +337,29 @@ esd_np_proxy_peer_allowed(EsdNpProxy *self, GSocketConnection *conn)
 	return TRUE;
 }
 
+/* the time now as the reference writes it, 2026-01-02T03:04:05.678Z; no GDateTime on this path */
 static gchar *
 esd_np_proxy_timestamp(void)
 {
 	gint64 now = g_get_real_time();
-	g_autoptr(GDateTime) time = g_date_time_new_from_unix_utc(now / G_USEC_PER_SEC);
-	g_autofree gchar *text = g_date_time_format(time, "%Y-%m-%dT%H:%M:%S");
+	time_t seconds = (time_t)(now / G_USEC_PER_SEC);
+	struct tm tm;
 
-	return g_strdup_printf("%s.%03dZ", text, (gint)((now / 1000) % 1000));
+	if (gmtime_r(&seconds, &tm) == NULL)
+		return g_strdup("1970-01-01T00:00:00.000Z");
+	return g_strdup_printf("%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+			       tm.tm_year + 1900,
+			       tm.tm_mon + 1,
+			       tm.tm_mday,
+			       tm.tm_hour,
+			       tm.tm_min,
+			       tm.tm_sec,
+			       (gint)((now / 1000) % 1000));
 }
 
-static void
-esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerdict *verdict)
+/* the network/policyDecision of @verdict, made now (its timestamp) to be sent later */
+static EsdNpNote *
+esd_np_proxy_note_new(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerdict *verdict)
 {
 	EsdNpNote *note = g_new0(EsdNpNote, 1);
 	JsonObject *obj = json_object_new();
@@ -369,6 +382,12 @@ esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerd
 	note->proxy = g_object_ref(self);
 	note->params = json_node_init_object(json_node_alloc(), obj);
 	json_object_unref(obj);
+	return note;
+}
+
+static void
+esd_np_proxy_note_post(EsdNpProxy *self, EsdNpNote *note)
+{
 	/*
 	 * queued before the client gets its answer, so before the process can
 	 * exit; above the default priority, so that it is sent before the
@@ -380,6 +399,25 @@ esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerd
 				   esd_np_proxy_notify_cb,
 				   note,
 				   esd_np_note_free);
+}
+
+static void
+esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerdict *verdict)
+{
+	esd_np_proxy_note_post(self, esd_np_proxy_note_new(self, target, verdict));
+}
+
+/*
+ * sends the allow that esd_np_proxy_decide() left pending in @verdict. A
+ * connection thread sends it once the request is on its way upstream, and
+ * before any of the answer can reach the client: waking the main context
+ * then overlaps with the upstream's work instead of delaying the dial
+ */
+static void
+esd_np_proxy_flush(EsdNpProxy *self, EsdNpVerdict *verdict)
+{
+	if (verdict->pending != NULL)
+		esd_np_proxy_note_post(self, g_steal_pointer(&verdict->pending));
 }
 
 /* the client's decision, or deny / decider / not_allowed when there is none; TRUE if allowed */
@@ -508,7 +546,7 @@ esd_np_proxy_decide(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *v
 			}
 		}
 	}
-	esd_np_proxy_notify(self, target, verdict);
+	verdict->pending = esd_np_proxy_note_new(self, target, verdict);
 	if (config->limited &&
 	    (g_str_equal(target->method, "CONNECT") ||
 	     !(g_str_equal(target->method, "GET") || g_str_equal(target->method, "HEAD") ||
@@ -519,6 +557,7 @@ esd_np_proxy_decide(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *v
 				   g_str_equal(target->method, "CONNECT") ? "mitm_required"
 									  : "method_not_allowed");
 		g_resolver_free_addresses(addresses);
+		esd_np_proxy_flush(self, verdict);
 		goto blocked;
 	}
 	return addresses;
@@ -808,6 +847,7 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namesp
 	upstream = esd_np_proxy_dial_target(self, &target, addresses);
 	g_resolver_free_addresses(addresses);
 	if (upstream == NULL) {
+		esd_np_proxy_flush(self, &verdict);
 		esd_np_proxy_respond(out,
 				     "502 Bad Gateway",
 				     "text/plain",
@@ -819,6 +859,8 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namesp
 	up_out = g_io_stream_get_output_stream(G_IO_STREAM(upstream));
 	if (request->connect) {
 		static const gchar established[] = "HTTP/1.1 200 OK\r\n\r\n";
+
+		esd_np_proxy_flush(self, &verdict);
 		if (!g_output_stream_write_all(out,
 					       established,
 					       strlen(established),
@@ -852,6 +894,8 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namesp
 							self->cancellable,
 							NULL))
 		goto out;
+	/* the request is on its way: the decision goes before any of the answer */
+	esd_np_proxy_flush(self, &verdict);
 	if (g_cancellable_make_pollfd(self->cancellable, &cancel)) {
 		esd_np_relay_run(g_socket_get_fd(socket),
 				 g_socket_get_fd(g_socket_connection_get_socket(upstream)),
@@ -859,6 +903,7 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namesp
 		g_cancellable_release_fd(self->cancellable);
 	}
 out:
+	esd_np_proxy_flush(self, &verdict);
 	esd_np_target_clear(&target);
 	g_free(verdict.reason);
 }
@@ -1073,6 +1118,7 @@ esd_np_proxy_udp_from_client(EsdNpProxy *self, EsdNpUdp *udp)
 		return;
 	target.client = g_strdup(udp->client_text);
 	addresses = esd_np_proxy_decide(self, &target, &verdict);
+	esd_np_proxy_flush(self, &verdict);
 	for (GList *l = addresses; l != NULL && destination == NULL; l = l->next) {
 		GSocket *out = esd_np_udp_out(udp, g_inet_address_get_family(l->data));
 		if (out == NULL)
@@ -1309,6 +1355,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_
 	}
 	upstream = esd_np_proxy_dial_target(self, &target, addresses);
 	g_resolver_free_addresses(addresses);
+	esd_np_proxy_flush(self, &verdict);
 	if (upstream == NULL) {
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_REFUSED, self->cancellable);
 		goto out;
