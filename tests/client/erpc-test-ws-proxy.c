@@ -154,6 +154,8 @@ erpc_test_ws_up_ready_cb(GObject *source, GAsyncResult *res, gpointer user_data)
 		return;
 	}
 	pair->up = up;
+	/* as the client and the daemon: libsoup's 128 KiB would cut a large answer */
+	soup_websocket_connection_set_max_incoming_payload_size(up, 0);
 	if (pair->closed) {
 		erpc_test_ws_pair_close(pair);
 		return;
@@ -181,6 +183,7 @@ erpc_test_ws_proxy_websocket_cb(SoupServer *server,
 	self->connections++;
 	pair->proxy = self;
 	pair->down = g_object_ref(ws);
+	soup_websocket_connection_set_max_incoming_payload_size(ws, 0);
 	pair->queued = g_ptr_array_new_with_free_func((GDestroyNotify)g_bytes_unref);
 	g_ptr_array_add(self->pairs, pair);
 	g_signal_connect(ws, "message", G_CALLBACK(erpc_test_ws_down_message_cb), pair);
