@@ -43,6 +43,7 @@ import base64
 import json
 import os
 import select
+import shutil
 import socket
 import socketserver
 import statistics
@@ -317,6 +318,14 @@ def main():
     only = args.only.split(",")
 
     tmp = tempfile.mkdtemp(prefix="esd-bench-np-")
+    try:
+        run(args, only, tmp)
+    finally:
+        # the body file is SIZE MB: never left behind, whatever ended the run
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args, only, tmp):
     path = os.path.join(tmp, "big")
     with open(path, "wb") as f:
         block = os.urandom(1 << 20)
@@ -415,7 +424,6 @@ def main():
         ratio = ours / ref if ref else float("nan")
         print(f"{key:32} {ref:12.1f} {ours:12.1f} {ratio:8.2f}")
     target.shutdown()
-    os.unlink(path)
 
 
 if __name__ == "__main__":

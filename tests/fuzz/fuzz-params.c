@@ -119,6 +119,21 @@ fuzz_check_methods(ErpcRegistry *registry)
 	}
 }
 
+static int
+fuzz_remove_all_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/* the scratch directory goes with the process, whatever the inputs left in it */
+static void
+fuzz_remove_scratch(void)
+{
+	if (fuzz_scratch != NULL)
+		nftw(fuzz_scratch, fuzz_remove_all_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void
 fuzz_make_scratch(void)
 {
@@ -134,6 +149,7 @@ fuzz_make_scratch(void)
 		g_error("cannot resolve %s", dir);
 	fuzz_scratch = g_strdup(real);
 	free(real);
+	atexit(fuzz_remove_scratch);
 }
 
 static void
