@@ -384,6 +384,20 @@ esd_plugin_loader_depth(const gchar *path)
  * top says; @dir is the plugin directory it was found in, if any. Returns the
  * resolved path to load.
  */
+/* @path could not be looked at: errno says why */
+static void
+esd_plugin_loader_stat_error(const gchar *path, GError **error)
+{
+	gint saved = errno;
+
+	g_set_error(error,
+		    ERPC_ERROR,
+		    erpc_error_code_from_errno(saved),
+		    "cannot stat %s: %s",
+		    path,
+		    g_strerror(saved));
+}
+
 /*
  * realpath(), from what this pass resolved already when it can: a directory
  * that is no link, in a resolved one, is that one's resolved path and its name
@@ -443,12 +457,7 @@ esd_plugin_loader_validate_file(EsdPluginLoader *self,
 	struct stat st;
 
 	if (lstat(path, &st) != 0) {
-		g_set_error(error,
-			    ERPC_ERROR,
-			    erpc_error_code_from_errno(errno),
-			    "cannot stat %s: %s",
-			    path,
-			    g_strerror(errno));
+		esd_plugin_loader_stat_error(path, error);
 		return NULL;
 	}
 	/* the file itself is never a link */
@@ -483,12 +492,7 @@ esd_plugin_loader_validate_file(EsdPluginLoader *self,
 	}
 	real_parent = esd_plugin_loader_realpath(self, parent);
 	if (real_parent == NULL) {
-		g_set_error(error,
-			    ERPC_ERROR,
-			    erpc_error_code_from_errno(errno),
-			    "cannot stat %s: %s",
-			    path,
-			    g_strerror(errno));
+		esd_plugin_loader_stat_error(path, error);
 		return NULL;
 	}
 	real_path = g_build_filename(real_parent, base, NULL);
@@ -517,12 +521,7 @@ esd_plugin_loader_validate_file(EsdPluginLoader *self,
 			g_string_append(prefix, parts[i - 1]);
 		}
 		if (lstat(prefix->str, &st) != 0) {
-			g_set_error(error,
-				    ERPC_ERROR,
-				    erpc_error_code_from_errno(errno),
-				    "cannot stat %s: %s",
-				    prefix->str,
-				    g_strerror(errno));
+			esd_plugin_loader_stat_error(prefix->str, error);
 			return NULL;
 		}
 		if (!esd_plugin_loader_check_mode(prefix->str, &st, last, error) ||
