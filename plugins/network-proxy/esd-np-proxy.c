@@ -24,9 +24,9 @@
  * EsdNpProxy:
  *
  * The managed proxy of one launched process: a listener on a loopback port
- * of its own, and a thread per client connection (esd-np-listen.c, which
- * accepted it) that reads the request head, applies the policy, dials the destination
- * and relays (esd-np-relay.c). The policy runs in the connection's thread;
+ * of its own, and a thread per client connection (esd-np-listen.c: the one
+ * that accepted it) that reads the request head, applies the policy, dials
+ * the destination and relays (esd-np-relay.c). The policy runs in the connection's thread;
  * what needs the session (the `network/policyDecision` notification, the
  * `network/policyRequest` to the client) is handed to the main context, the
  * only one that touches the session.
@@ -948,6 +948,8 @@ esd_np_proxy_socks_handshake(EsdNpProxy *self,
 	guint8 buffer[262];
 	gboolean no_auth = FALSE;
 	gchar *host = NULL;
+	guint8 atyp;
+	gsize size;
 
 	if (!esd_np_proxy_read_exact(self, in, buffer, 2) || buffer[0] != 5 || buffer[1] == 0 ||
 	    !esd_np_proxy_read_exact(self, in, buffer + 2, buffer[1]))
@@ -968,31 +970,29 @@ esd_np_proxy_socks_handshake(EsdNpProxy *self,
 		return NULL;
 	}
 	*command = buffer[1];
-	switch (buffer[3]) {
-	case 1: {
-		g_autoptr(GInetAddress) address = NULL;
-		if (!esd_np_proxy_read_exact(self, in, buffer, 4))
-			return NULL;
-		address = g_inet_address_new_from_bytes(buffer, G_SOCKET_FAMILY_IPV4);
-		host = g_inet_address_to_string(address);
+	atyp = buffer[3];
+	switch (atyp) {
+	case 1:
+		size = 4;
 		break;
-	}
+	case 4:
+		size = 16;
+		break;
 	case 3:
-		if (!esd_np_proxy_read_exact(self, in, buffer, 1) || buffer[0] == 0 ||
-		    !esd_np_proxy_read_exact(self, in, buffer + 1, buffer[0]))
+		if (!esd_np_proxy_read_exact(self, in, buffer, 1))
 			return NULL;
-		host = g_strndup((const gchar *)buffer + 1, buffer[0]);
+		size = buffer[0];
 		break;
-	case 4: {
-		g_autoptr(GInetAddress) address = NULL;
-		if (!esd_np_proxy_read_exact(self, in, buffer, 16))
-			return NULL;
-		address = g_inet_address_new_from_bytes(buffer, G_SOCKET_FAMILY_IPV6);
-		host = g_inet_address_to_string(address);
-		break;
-	}
 	default:
 		esd_np_proxy_socks_reply(out, 0x08, self->cancellable); /* address type */
+		return NULL;
+	}
+	if (!esd_np_proxy_read_exact(self, in, buffer, size))
+		return NULL;
+	/* the same address as in a datagram's header: an empty name or a NUL fails */
+	host = esd_np_request_socks_host(atyp, buffer, size);
+	if (host == NULL) {
+		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_FAILURE, self->cancellable);
 		return NULL;
 	}
 	if (!esd_np_proxy_read_exact(self, in, buffer, 2)) {
@@ -1372,7 +1372,7 @@ out:
 	g_free(verdict.reason);
 }
 
-/* what marks the SOCKS listener's connections (a listener's source object) */
+/* a connection of one of the listeners, in the thread that accepted it */
 static void
 esd_np_proxy_serve_cb(GSocketConnection *conn, EsdNpListenKind kind, gpointer user_data)
 {

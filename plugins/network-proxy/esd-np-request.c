@@ -315,6 +315,39 @@ esd_np_request_free(EsdNpRequest *self)
 }
 
 /**
+ * esd_np_request_socks_host:
+ * @atyp: the address type of RFC 1928: 1 IPv4, 3 a name, 4 IPv6
+ * @address: the address: 4 or 16 bytes, or the name without its length byte
+ * @len: the size of @address
+ *
+ * Returns: (transfer full) (nullable): the host as text, or %NULL for
+ *   another type, another size, or an empty name or one with a NUL in it
+ */
+gchar *
+esd_np_request_socks_host(guint8 atyp, const guint8 *address, gsize len)
+{
+	g_autoptr(GInetAddress) inet = NULL;
+
+	switch (atyp) {
+	case 1:
+	case 4:
+		if (len != (atyp == 1 ? 4u : 16u))
+			return NULL;
+		inet = g_inet_address_new_from_bytes(address,
+						     atyp == 1 ? G_SOCKET_FAMILY_IPV4
+							       : G_SOCKET_FAMILY_IPV6);
+		return g_inet_address_to_string(inet);
+	case 3:
+		/* a name with a NUL in it is no name */
+		if (len == 0 || memchr(address, '\0', len) != NULL)
+			return NULL;
+		return g_strndup((const gchar *)address, len);
+	default:
+		return NULL;
+	}
+}
+
+/**
  * esd_np_request_parse_udp:
  * @data: a datagram a SOCKS5 client sent to its UDP relay
  * @len: its size
@@ -330,40 +363,32 @@ esd_np_request_free(EsdNpRequest *self)
 gchar *
 esd_np_request_parse_udp(const guint8 *data, gsize len, guint16 *port, gsize *offset)
 {
-	g_autoptr(GInetAddress) address = NULL;
-	gchar *host = NULL;
-	gsize at;
+	gsize start = 4;
+	gsize size;
+	gchar *host;
 
-	if (len < 4 || data[2] != 0)
+	if (len < 5 || data[2] != 0)
 		return NULL;
 	switch (data[3]) {
 	case 1:
-		if (len < 10)
-			return NULL;
-		address = g_inet_address_new_from_bytes(data + 4, G_SOCKET_FAMILY_IPV4);
-		host = g_inet_address_to_string(address);
-		at = 8;
+		size = 4;
 		break;
 	case 3:
-		if (len < 5 || data[4] == 0 || len < 7u + data[4])
-			return NULL;
-		host = g_strndup((const gchar *)data + 5, data[4]);
-		/* a name with a NUL in it is no name */
-		if (strlen(host) != data[4])
-			g_clear_pointer(&host, g_free);
-		at = 5u + data[4];
+		start = 5;
+		size = data[4];
 		break;
 	case 4:
-		if (len < 22)
-			return NULL;
-		address = g_inet_address_new_from_bytes(data + 4, G_SOCKET_FAMILY_IPV6);
-		host = g_inet_address_to_string(address);
-		at = 20;
+		size = 16;
 		break;
 	default:
 		return NULL;
 	}
-	*port = (guint16)((data[at] << 8) | data[at + 1]);
-	*offset = at + 2;
+	if (len < start + size + 2)
+		return NULL;
+	host = esd_np_request_socks_host(data[3], data + start, size);
+	if (host == NULL)
+		return NULL;
+	*port = (guint16)((data[start + size] << 8) | data[start + size + 1]);
+	*offset = start + size + 2;
 	return host;
 }

@@ -31,6 +31,8 @@ esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute);
 void
 esd_np_request_free(EsdNpRequest *self);
 gchar *
+esd_np_request_socks_host(guint8 atyp, const guint8 *address, gsize len);
+gchar *
 esd_np_request_parse_udp(const guint8 *data, gsize len, guint16 *port, gsize *offset);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdNpRequest, esd_np_request_free)

@@ -327,6 +327,34 @@ test_udp_header(void)
 	}
 }
 
+/* the address of a SOCKS5 request, shared by CONNECT and the datagram headers */
+static void
+test_socks_host(void)
+{
+	const struct {
+		guint8 atyp;
+		const gchar *address;
+		gsize len;
+		const gchar *host; /* NULL: refused */
+	} cases[] = {
+	    {1, "\x7f\0\0\1", 4, "127.0.0.1"},
+	    {4, "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\1", 16, "::1"},
+	    {3, "example.com", 11, "example.com"},
+	    {3, "a\0b", 3, NULL}, /* a NUL in the name */
+	    {3, "", 0, NULL},
+	    {1, "\x7f\0\0", 3, NULL},
+	    {4, "\x7f\0\0\1", 4, NULL},
+	    {2, "\x7f\0\0\1", 4, NULL},
+	};
+
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *host = esd_np_request_socks_host(cases[i].atyp,
+								   (const guint8 *)cases[i].address,
+								   cases[i].len);
+		g_assert_cmpstr(host, ==, cases[i].host);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -337,5 +365,6 @@ main(int argc, char **argv)
 	g_test_add_func("/network-proxy/config", test_config);
 	g_test_add_func("/network-proxy/request", test_request);
 	g_test_add_func("/network-proxy/udp-header", test_udp_header);
+	g_test_add_func("/network-proxy/socks-host", test_socks_host);
 	return g_test_run();
 }
