@@ -290,6 +290,7 @@ esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
 {
 	gchar target[64];
 	g_autoptr(GArray) queue = NULL;
+	GPid skip = 0;
 
 	if (root <= 0 || inode == 0)
 		return FALSE;
@@ -299,18 +300,22 @@ esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
 	 * that held the socket and is below @root afterwards was the same
 	 * process throughout, as its number cannot be taken again meanwhile
 	 */
-	if (hint > 0 && hint != root && esd_np_peer_holds(hint, target) &&
-	    esd_np_peer_below(hint, root)) {
-		if (holder != NULL)
-			*holder = hint;
-		return TRUE;
+	if (hint > 0 && hint != root) {
+		if (!esd_np_peer_holds(hint, target)) {
+			/* read already: the walk below need not read it again */
+			skip = hint;
+		} else if (esd_np_peer_below(hint, root)) {
+			if (holder != NULL)
+				*holder = hint;
+			return TRUE;
+		}
 	}
 	queue = g_array_new(FALSE, FALSE, sizeof(GPid));
 	g_array_append_val(queue, root);
 	/* breadth first: the command itself comes early */
 	for (guint i = 0; i < queue->len; i++) {
 		GPid pid = g_array_index(queue, GPid, i);
-		if (esd_np_peer_holds(pid, target)) {
+		if (pid != skip && esd_np_peer_holds(pid, target)) {
 			if (holder != NULL)
 				*holder = pid;
 			return TRUE;
