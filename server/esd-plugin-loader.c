@@ -379,11 +379,6 @@ esd_plugin_loader_depth(const gchar *path)
 	return depth;
 }
 
-/*
- * checks @path and each directory from / down to it, as the comment at the
- * top says; @dir is the plugin directory it was found in, if any. Returns the
- * resolved path to load.
- */
 /* @path could not be looked at: errno says why */
 static void
 esd_plugin_loader_stat_error(const gchar *path, GError **error)
@@ -435,6 +430,11 @@ esd_plugin_loader_realpath(EsdPluginLoader *self, const gchar *path)
 	return real;
 }
 
+/*
+ * checks @path and each directory from / down to it, as the comment at the
+ * top says; @dir is the plugin directory it was found in, if any. Returns the
+ * resolved path to load.
+ */
 static gchar *
 esd_plugin_loader_validate_file(EsdPluginLoader *self,
 				const gchar *path,
