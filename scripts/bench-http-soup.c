@@ -30,6 +30,21 @@ typedef struct {
 
 static void
 bench_next(Bench *self);
+static void
+bench_read_cb(GObject *source, GAsyncResult *result, gpointer user_data);
+
+/* the next block of the body, until its end */
+static void
+bench_read(Bench *self, GInputStream *body)
+{
+	g_input_stream_read_async(body,
+				  self->buf,
+				  sizeof self->buf,
+				  G_PRIORITY_DEFAULT,
+				  NULL,
+				  bench_read_cb,
+				  self);
+}
 
 static void
 bench_read_cb(GObject *source, GAsyncResult *result, gpointer user_data)
@@ -43,13 +58,7 @@ bench_read_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 		exit(1);
 	}
 	if (n > 0) {
-		g_input_stream_read_async(G_INPUT_STREAM(source),
-					  self->buf,
-					  sizeof self->buf,
-					  G_PRIORITY_DEFAULT,
-					  NULL,
-					  bench_read_cb,
-					  self);
+		bench_read(self, G_INPUT_STREAM(source));
 		return;
 	}
 	g_object_unref(source);
@@ -71,13 +80,7 @@ bench_send_cb(GObject *source, GAsyncResult *result, gpointer user_data)
 		fprintf(stderr, "send: %s\n", error->message);
 		exit(1);
 	}
-	g_input_stream_read_async(body,
-				  self->buf,
-				  sizeof self->buf,
-				  G_PRIORITY_DEFAULT,
-				  NULL,
-				  bench_read_cb,
-				  self);
+	bench_read(self, body);
 }
 
 static void

@@ -2058,6 +2058,31 @@ raw_request(guint16 port, const gchar *request)
 	return g_string_free(g_steal_pointer(&reply), FALSE);
 }
 
+/* a request of this test process, which is no process of the tree: refused, nothing reaches the
+ * target */
+static void
+assert_outsider_refused(Fixture *fx, guint16 port)
+{
+	guint before = target_count(&fx->target);
+	g_autofree gchar *request =
+	    g_strdup_printf("GET http://127.0.0.1:%u/other HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+			    fx->target.port);
+	g_autofree gchar *reply = raw_request(port, request);
+
+	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 403 Forbidden\r\n"));
+	g_assert_true(g_str_has_suffix(reply, "\r\n\r\nthis proxy serves another process"));
+	g_assert_cmpuint(target_count(&fx->target), ==, before);
+}
+
+/* waits until the target has seen @n requests */
+static void
+wait_target_count(Fixture *fx, guint n)
+{
+	for (guint i = 0; i < 400 && target_count(&fx->target) < n; i++)
+		g_usleep(25000);
+	g_assert_cmpuint(target_count(&fx->target), ==, n);
+}
+
 /*
  * Beyond the reference: a proxy serves its own process tree only, orphans
  * of the tree included; any other local process is refused, even for a
@@ -2067,8 +2092,6 @@ static void
 test_other_process(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
-	g_autofree gchar *request = NULL;
-	g_autofree gchar *reply = NULL;
 	g_autofree gchar *url = NULL;
 	g_autofree gchar *orphan = NULL;
 	g_autofree gchar *out = NULL;
@@ -2080,13 +2103,8 @@ test_other_process(Fixture *fx, gconstpointer user_data)
 		return;
 	fixture_start(fx, "long", "echo \"$HTTP_PROXY\"; exec sleep 60", member);
 	port = fixture_proxy_port(fx, "long");
-	request = g_strdup_printf("GET http://127.0.0.1:%u/other HTTP/1.1\r\nHost: "
-				  "127.0.0.1\r\n\r\n",
-				  fx->target.port);
-	reply = raw_request(port, request);
-	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 403 Forbidden\r\n"));
-	g_assert_true(g_str_has_suffix(reply, "\r\n\r\nthis proxy serves another process"));
 	g_assert_cmpuint(target_count(&fx->target), ==, 0);
+	assert_outsider_refused(fx, port);
 	done = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
 	g_free(fixture_output(fx, "long"));
 
@@ -2112,8 +2130,6 @@ test_other_process_after_member(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *second_url = NULL;
 	g_autofree gchar *second = NULL;
 	g_autofree gchar *script = NULL;
-	g_autofree gchar *request = NULL;
-	g_autofree gchar *reply = NULL;
 	g_autoptr(JsonNode) done = NULL;
 	g_autofree gchar *dir = NULL;
 	g_autofree gchar *go = NULL;
@@ -2142,20 +2158,10 @@ test_other_process_after_member(Fixture *fx, gconstpointer user_data)
 	    second);
 	fixture_start(fx, "long", script, member);
 	port = fixture_proxy_port(fx, "long");
-	for (guint i = 0; i < 400 && target_count(&fx->target) < 1; i++)
-		g_usleep(25000);
-	g_assert_cmpuint(target_count(&fx->target), ==, 1);
-	request = g_strdup_printf("GET http://127.0.0.1:%u/other HTTP/1.1\r\nHost: "
-				  "127.0.0.1\r\n\r\n",
-				  fx->target.port);
-	reply = raw_request(port, request);
-	g_assert_true(g_str_has_prefix(reply, "HTTP/1.1 403 Forbidden\r\n"));
-	g_assert_true(g_str_has_suffix(reply, "\r\n\r\nthis proxy serves another process"));
-	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	wait_target_count(fx, 1);
+	assert_outsider_refused(fx, port);
 	g_assert_true(g_file_set_contents(go, "", 0, NULL));
-	for (guint i = 0; i < 400 && target_count(&fx->target) < 2; i++)
-		g_usleep(25000);
-	g_assert_cmpuint(target_count(&fx->target), ==, 2);
+	wait_target_count(fx, 2);
 	second_head = target_last_head(&fx->target);
 	g_assert_true(g_str_has_prefix(second_head, "GET /second "));
 	done = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
