@@ -11,10 +11,14 @@ Each trial starts a fresh server and measures, from just before the exec:
 The servers alternate trial by trial; the CPU each one used (user + system,
 from wait4 once it has exited) is reported too, since wall time is noisy on a
 shared machine. Prints medians, p90 and the ratio execserverd / reference.
-For stdio a floor row is measured the same way: `head -n 1`, which answers
-the request by echoing it, is what exec, the dynamic loader and this
-script's own fork cost a minimal program; execserverd minus the floor is
-the daemon's own start-up. Not a test: nothing here passes or fails.
+For stdio two floor rows are measured the same way: `head -n 1`, which
+answers the request by echoing it, is what exec, the dynamic loader and
+this script's own fork cost a minimal program; `libs floor`
+(bench-startup-libs.c, built here) is a program linked like execserverd,
+against the same libraries, that answers with a canned line: what any
+daemon on those libraries pays before its main() runs. execserverd minus
+the library floor is the daemon's own start-up. Not a test: nothing here
+passes or fails.
 
   scripts/bench-startup.py [-n 30] [--build build] [--baseline OTHER-BUILD]
                            [--only stdio|ws] [--no-ref]
@@ -213,6 +217,29 @@ def trial_ws(argv, env):
             "connect_ms": t_conn * 1e3, "init_ms": t_init * 1e3, "cpu_ms": cpu * 1e3}
 
 
+def build_libs_floor(build):
+    """bench-startup-libs.c linked as execserverd is (PIE, -z now, every library
+    kept), or None when it cannot be built"""
+    out = os.path.join(build, "bench-startup-libs")
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-startup-libs.c")
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(src):
+        return out
+    flags = subprocess.run(["pkg-config", "--libs", "glib-2.0", "gobject-2.0", "gio-2.0",
+                            "json-glib-1.0", "libseccomp"], capture_output=True, text=True)
+    if flags.returncode != 0:
+        return None
+    dirs = [os.path.join(build, "libexecrpc-plugin"), os.path.join(build, "libexecrpc")]
+    libs = [os.path.join(dirs[0], "libexecrpc-plugin-1.so"),
+            os.path.join(dirs[1], "libexecrpc-1.so")]
+    if not all(os.path.exists(lib) for lib in libs):
+        return None
+    subprocess.run([os.environ.get("CC", "cc"), "-O2", "-fPIE", "-pie", "-o", out, src,
+                    "-Wl,--no-as-needed", "-Wl,-z,relro", "-Wl,-z,now"]
+                   + [f"-Wl,-rpath,{d}" for d in dirs] + libs + flags.stdout.split(),
+                   check=True)
+    return out
+
+
 def p90(values):
     values = sorted(values)
     return values[min(len(values) - 1, int(round(0.9 * (len(values) - 1))))]
@@ -250,10 +277,12 @@ def main():
         servers.append(("reference", [args.ref, "exec-server"], ref_env))
     transports = [args.only] if args.only else ["stdio", "ws"]
     floor = shutil.which("head")
+    libs_floor = build_libs_floor(build) if "stdio" in transports else None
     listen = {"stdio": ["--listen", "stdio"], "ws": ["--listen", "ws://127.0.0.1:PORT"]}
     trial = {"stdio": trial_stdio, "ws": trial_ws}
     results = {(name, t): [] for name, _, _ in servers for t in transports}
     results[("floor", "stdio")] = []
+    results[("libs floor", "stdio")] = []
 
     try:
         for transport in transports:
@@ -268,6 +297,9 @@ def main():
                 if transport == "stdio" and floor:
                     results[("floor", "stdio")].append(
                         trial_stdio([floor, "-n", "1"], dict(os.environ)))
+                if transport == "stdio" and libs_floor:
+                    results[("libs floor", "stdio")].append(
+                        trial_stdio([libs_floor], dict(os.environ)))
     finally:
         shutil.rmtree(codex_home, ignore_errors=True)
 
@@ -281,6 +313,8 @@ def main():
         rows_of = [name for name, _, _ in servers]
         if transport == "stdio" and results[("floor", "stdio")]:
             rows_of.append("floor")
+        if transport == "stdio" and results[("libs floor", "stdio")]:
+            rows_of.append("libs floor")
         for name in rows_of:
             rows = results[(name, transport)]
             cells = []
@@ -296,9 +330,10 @@ def main():
             ratios = [med[("execserverd", m)] / med[(other, m)]
                       if med[(other, m)] else float("nan") for m in metrics]
             print(f"  {'/ ' + other:12}" + "".join(f"{r:>20.2f}" for r in ratios))
-        if "floor" in rows_of:
-            diffs = [med[("execserverd", m)] - med[("floor", m)] for m in metrics]
-            print(f"  {'- floor':12}" + "".join(f"{d:>20.2f}" for d in diffs))
+        for fl in ("floor", "libs floor"):
+            if fl in rows_of:
+                diffs = [med[("execserverd", m)] - med[(fl, m)] for m in metrics]
+                print(f"  {'- ' + fl:12}" + "".join(f"{d:>20.2f}" for d in diffs))
 
 
 if __name__ == "__main__":
