@@ -11,8 +11,8 @@
 /*
  * `process/start.networkProxy` (RemoteNetworkProxyLaunchConfig), checked
  * with the reference's messages. What this proxy does not do (transparent
- * TCP, review domains, credential masking) is refused rather than silently
- * ignored; its capability flags are false.
+ * TCP, credential masking) is refused rather than silently ignored; its
+ * capability flags are false.
  */
 
 #define ESD_NP_INVALID "invalid network proxy config: "
@@ -24,8 +24,154 @@ esd_np_config_invalid(GError **error, const gchar *message)
 	return FALSE;
 }
 
+/*
+ * The reference reads `proxy` through a generic JSON value: a number there
+ * is described as `number`, whatever its value
+ */
 static gboolean
-esd_np_config_parse_domains(EsdNpConfig *self, JsonObject *proxy, GError **error)
+esd_np_config_type_error(JsonNode *node, const gchar *expected, GError **error)
+{
+	g_autofree gchar *what = NULL;
+
+	if (JSON_NODE_HOLDS_VALUE(node) && (json_node_get_value_type(node) == G_TYPE_INT64 ||
+					    json_node_get_value_type(node) == G_TYPE_DOUBLE))
+		what = g_strdup("number");
+	else
+		what = erpc_json_describe(node);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid type: %s, expected %s",
+		    what,
+		    expected);
+	return FALSE;
+}
+
+static gboolean
+esd_np_config_is_string(JsonNode *node)
+{
+	return JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING;
+}
+
+/* a required boolean of `proxy` */
+static gboolean
+esd_np_config_flag(JsonObject *proxy, const gchar *name, gboolean *out, GError **error)
+{
+	JsonNode *node = json_object_get_member(proxy, name);
+
+	if (node == NULL)
+		return erpc_json_require_boolean(proxy, name, out, error);
+	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN)
+		return esd_np_config_type_error(node, "a boolean", error);
+	*out = json_node_get_boolean(node);
+	return TRUE;
+}
+
+/* an optional boolean of `proxy`: absent or null is %FALSE */
+static gboolean
+esd_np_config_optional_flag(JsonObject *proxy, const gchar *name, gboolean *out, GError **error)
+{
+	JsonNode *node = json_object_get_member(proxy, name);
+
+	*out = FALSE;
+	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
+		return TRUE;
+	return esd_np_config_flag(proxy, name, out, error);
+}
+
+/*
+ * A unit variant of an enum, as serde takes it: the name, or a map of the
+ * name alone to a value that must be null, which @unit is set to (checked
+ * after the name: esd_np_config_unit()). Returns the name, or %NULL with
+ * the reference's error.
+ */
+static const gchar *
+esd_np_config_variant(JsonNode *node, JsonNode **unit, GError **error)
+{
+	JsonObject *map;
+	JsonNode *value;
+	GList *names;
+	const gchar *name;
+
+	*unit = NULL;
+	if (esd_np_config_is_string(node))
+		return json_node_get_string(node);
+	if (!JSON_NODE_HOLDS_OBJECT(node)) {
+		esd_np_config_type_error(node, "string or map", error);
+		return NULL;
+	}
+	map = json_node_get_object(node);
+	if (json_object_get_size(map) != 1) {
+		g_set_error(error,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INVALID_PARAMS,
+			    "invalid value: map, expected map with a single key");
+		return NULL;
+	}
+	names = json_object_get_members(map);
+	name = names->data;
+	g_list_free(names);
+	value = json_object_get_member(map, name);
+	*unit = value;
+	return name;
+}
+
+static gboolean
+esd_np_config_unit(JsonNode *unit, GError **error)
+{
+	if (unit == NULL || JSON_NODE_HOLDS_NULL(unit))
+		return TRUE;
+	return esd_np_config_type_error(unit, "unit", error);
+}
+
+static gint
+esd_np_config_strcmp(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
+}
+
+/* @patterns compiled into @globs, in byte order as the reference checks them */
+static gboolean
+esd_np_config_compile(GPtrArray *patterns,
+		      const gchar *reject_global,
+		      GPtrArray *globs,
+		      gboolean sort,
+		      GError **error)
+{
+	if (sort)
+		g_ptr_array_sort(patterns, esd_np_config_strcmp);
+	for (guint i = 0; i < patterns->len; i++) {
+		g_autofree gchar *why =
+		    esd_np_policy_pattern_compile(g_ptr_array_index(patterns, i),
+						  reject_global,
+						  globs);
+		if (why != NULL) {
+			g_set_error(error,
+				    ERPC_ERROR,
+				    ERPC_ERROR_INVALID_PARAMS,
+				    ESD_NP_INVALID "%s",
+				    why);
+			return FALSE;
+		}
+	}
+	return TRUE;
+}
+
+/* the hosts of the allow patterns without a wildcard; always TRUE */
+static gboolean
+esd_np_config_exact(GPtrArray *patterns, GPtrArray *exact)
+{
+	for (guint i = 0; i < patterns->len; i++) {
+		gchar *host = esd_np_policy_pattern_exact(g_ptr_array_index(patterns, i));
+		if (host != NULL)
+			g_ptr_array_add(exact, host);
+	}
+	return TRUE;
+}
+
+/* `proxy.domains`, a map of pattern to `allow`, `deny` or `none`: the patterns of each rule */
+static gboolean
+esd_np_config_parse_domains(JsonObject *proxy, GPtrArray *allow, GPtrArray *deny, GError **error)
 {
 	JsonNode *node = json_object_get_member(proxy, "domains");
 	JsonObjectIter iter;
@@ -34,34 +180,20 @@ esd_np_config_parse_domains(EsdNpConfig *self, JsonObject *proxy, GError **error
 
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return TRUE;
-	if (!JSON_NODE_HOLDS_OBJECT(node)) {
-		g_autofree gchar *what = erpc_json_describe(node);
-		g_set_error(error,
-			    ERPC_ERROR,
-			    ERPC_ERROR_INVALID_PARAMS,
-			    "invalid type: %s, expected a map",
-			    what);
-		return FALSE;
-	}
+	if (!JSON_NODE_HOLDS_OBJECT(node))
+		return esd_np_config_type_error(node, "a map", error);
 	json_object_iter_init(&iter, json_node_get_object(node));
 	while (json_object_iter_next(&iter, &pattern, &value)) {
-		g_autofree gchar *trimmed = g_strstrip(g_ascii_strdown(pattern, -1));
-		const gchar *rule;
-		gsize len = strlen(trimmed);
+		JsonNode *unit = NULL;
+		const gchar *rule = esd_np_config_variant(value, &unit, error);
 
-		if (!JSON_NODE_HOLDS_VALUE(value) ||
-		    json_node_get_value_type(value) != G_TYPE_STRING) {
-			g_autofree gchar *what = erpc_json_describe(value);
-			g_set_error(error,
-				    ERPC_ERROR,
-				    ERPC_ERROR_INVALID_PARAMS,
-				    "invalid type: %s, expected a string",
-				    what);
+		if (rule == NULL)
 			return FALSE;
-		}
-		rule = json_node_get_string(value);
-		if (!g_str_equal(rule, "none") && !g_str_equal(rule, "allow") &&
-		    !g_str_equal(rule, "deny")) {
+		if (g_str_equal(rule, "allow"))
+			g_ptr_array_add(allow, (gpointer)pattern);
+		else if (g_str_equal(rule, "deny"))
+			g_ptr_array_add(deny, (gpointer)pattern);
+		else if (!g_str_equal(rule, "none")) {
 			g_set_error(error,
 				    ERPC_ERROR,
 				    ERPC_ERROR_INVALID_PARAMS,
@@ -69,19 +201,30 @@ esd_np_config_parse_domains(EsdNpConfig *self, JsonObject *proxy, GError **error
 				    rule);
 			return FALSE;
 		}
-		while (len > 0 && trimmed[len - 1] == '.')
-			trimmed[--len] = '\0';
-		if (len >= 2 && trimmed[0] == '[' && trimmed[len - 1] == ']') {
-			memmove(trimmed, trimmed + 1, len - 2);
-			trimmed[len - 2] = '\0';
-		}
-		if (!esd_np_policy_pattern_is_valid(trimmed))
-			return esd_np_config_invalid(error,
-						     ESD_NP_INVALID "domain pattern is empty");
-		if (g_str_equal(rule, "allow"))
-			g_ptr_array_add(self->allow, g_steal_pointer(&trimmed));
-		else if (g_str_equal(rule, "deny"))
-			g_ptr_array_add(self->deny, g_steal_pointer(&trimmed));
+		if (!esd_np_config_unit(unit, error))
+			return FALSE;
+	}
+	return TRUE;
+}
+
+/* `proxy.reviewDomains`, a sequence of patterns */
+static gboolean
+esd_np_config_parse_review(JsonObject *proxy, GPtrArray *review, GError **error)
+{
+	JsonNode *node = json_object_get_member(proxy, "reviewDomains");
+	JsonArray *array;
+
+	if (node == NULL)
+		return TRUE;
+	if (!JSON_NODE_HOLDS_ARRAY(node))
+		return esd_np_config_type_error(node, "a sequence", error);
+	array = json_node_get_array(node);
+	for (guint i = 0; i < json_array_get_length(array); i++) {
+		JsonNode *element = json_array_get_element(array, i);
+
+		if (!esd_np_config_is_string(element))
+			return esd_np_config_type_error(element, "a string", error);
+		g_ptr_array_add(review, (gpointer)json_node_get_string(element));
 	}
 	return TRUE;
 }
@@ -93,23 +236,18 @@ esd_np_config_check_unsupported(JsonObject *proxy, gboolean sandboxed, GError **
 	gboolean flag = FALSE;
 	JsonNode *node;
 
-	if (!erpc_json_get_boolean(proxy, "transparentTcp", FALSE, &flag, error))
+	if (!esd_np_config_optional_flag(proxy, "transparentTcp", &flag, error))
 		return FALSE;
 	if (flag)
 		return esd_np_config_invalid(
 		    error,
 		    sandboxed ? ESD_NP_INVALID "transparent TCP is not supported"
 			      : "transparent TCP requires a managed Linux sandbox");
-	if (!erpc_json_get_boolean(proxy, "credentialMasking", FALSE, &flag, error))
+	if (!esd_np_config_optional_flag(proxy, "credentialMasking", &flag, error))
 		return FALSE;
 	if (flag)
 		return esd_np_config_invalid(error,
 					     ESD_NP_INVALID "credential masking is not supported");
-	node = json_object_get_member(proxy, "reviewDomains");
-	if (node != NULL && JSON_NODE_HOLDS_ARRAY(node) &&
-	    json_array_get_length(json_node_get_array(node)) > 0)
-		return esd_np_config_invalid(error,
-					     ESD_NP_INVALID "review domains are not supported");
 	node = json_object_get_member(proxy, "credentialProviders");
 	if (node != NULL && JSON_NODE_HOLDS_OBJECT(node) &&
 	    json_object_get_size(json_node_get_object(node)) > 0)
@@ -142,12 +280,19 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	JsonObject *proxy = NULL;
 	gboolean values[G_N_ELEMENTS(flags)] = {FALSE};
 	const gchar *mode = NULL;
+	JsonNode *mode_unit = NULL;
 	const gchar *unused = NULL;
 	JsonObject *metadata = NULL;
 	JsonNode *timeout;
+	/* borrowed from @value */
+	g_autoptr(GPtrArray) allow = g_ptr_array_new();
+	g_autoptr(GPtrArray) deny = g_ptr_array_new();
+	g_autoptr(GPtrArray) review = g_ptr_array_new();
 
 	self->allow = g_ptr_array_new_with_free_func(g_free);
 	self->deny = g_ptr_array_new_with_free_func(g_free);
+	self->review = g_ptr_array_new_with_free_func(g_free);
+	self->exact = g_ptr_array_new_with_free_func(g_free);
 	if (!JSON_NODE_HOLDS_OBJECT(value)) {
 		g_autofree gchar *what = erpc_json_describe(value);
 		g_set_error(error,
@@ -161,11 +306,17 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	if (!erpc_json_require_object(launch, "proxy", &proxy, error))
 		return NULL;
 	for (guint i = 0; flags[i] != NULL; i++) {
-		if (!erpc_json_require_boolean(proxy, flags[i], &values[i], error))
+		if (!esd_np_config_flag(proxy, flags[i], &values[i], error))
 			return NULL;
 	}
-	if (!erpc_json_require_string(proxy, "mode", &mode, error))
+	if (!json_object_has_member(proxy, "mode")) {
+		if (!erpc_json_require_string(proxy, "mode", &mode, error))
+			return NULL;
+	} else if ((mode = esd_np_config_variant(json_object_get_member(proxy, "mode"),
+						 &mode_unit,
+						 error)) == NULL) {
 		return NULL;
+	}
 	if (!g_str_equal(mode, "limited") && !g_str_equal(mode, "full")) {
 		g_set_error(error,
 			    ERPC_ERROR,
@@ -174,7 +325,15 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 			    mode);
 		return NULL;
 	}
-	if (!esd_np_config_parse_domains(self, proxy, error) ||
+	if (!esd_np_config_unit(mode_unit, error))
+		return NULL;
+	/* the types of the lists before any pattern, then deny, allow and review */
+	if (!esd_np_config_parse_domains(proxy, allow, deny, error) ||
+	    !esd_np_config_parse_review(proxy, review, error) ||
+	    !esd_np_config_compile(deny, "network.denied_domains", self->deny, TRUE, error) ||
+	    !esd_np_config_compile(allow, NULL, self->allow, TRUE, error) ||
+	    !esd_np_config_exact(allow, self->exact) ||
+	    !esd_np_config_compile(review, NULL, self->review, FALSE, error) ||
 	    !esd_np_config_check_unsupported(proxy, sandboxed, error))
 		return NULL;
 	timeout = json_object_get_member(launch, "policyDecisionTimeoutMs");
@@ -215,20 +374,44 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
  * @self: the configuration
  * @host: a normalized host
  *
- * Returns: the rule for @host; a deny pattern wins over an allow one
+ * Returns: the rule for @host; a deny pattern wins over an allow one, and
+ *   a review pattern turns an allow into %ESD_NP_RULE_REVIEW
  */
+static gboolean
+esd_np_config_any_matches(GPtrArray *globs, const gchar *host)
+{
+	for (guint i = 0; i < globs->len; i++) {
+		if (esd_np_policy_glob_matches(g_ptr_array_index(globs, i), host))
+			return TRUE;
+	}
+	return FALSE;
+}
+
 EsdNpRule
 esd_np_config_match(const EsdNpConfig *self, const gchar *host)
 {
-	for (guint i = 0; i < self->deny->len; i++) {
-		if (esd_np_policy_pattern_matches(g_ptr_array_index(self->deny, i), host))
-			return ESD_NP_RULE_DENY;
-	}
-	for (guint i = 0; i < self->allow->len; i++) {
-		if (esd_np_policy_pattern_matches(g_ptr_array_index(self->allow, i), host))
-			return ESD_NP_RULE_ALLOW;
-	}
-	return ESD_NP_RULE_NONE;
+	if (esd_np_config_any_matches(self->deny, host))
+		return ESD_NP_RULE_DENY;
+	if (!esd_np_config_any_matches(self->allow, host))
+		return ESD_NP_RULE_NONE;
+	/* an allowed host the client reviews is not allowed by the list alone */
+	if (esd_np_config_any_matches(self->review, host))
+		return ESD_NP_RULE_REVIEW;
+	return ESD_NP_RULE_ALLOW;
+}
+
+/**
+ * esd_np_config_names:
+ * @self: the configuration
+ * @host: a normalized host
+ *
+ * Returns: whether an allow pattern without a wildcard names @host: what
+ *   lets a local destination through (`*.localhost` or `*` does not)
+ */
+gboolean
+esd_np_config_names(const EsdNpConfig *self, const gchar *host)
+{
+	return g_ptr_array_find_with_equal_func(self->exact, host, g_str_equal, NULL);
 }
 
 void
@@ -238,5 +421,7 @@ esd_np_config_free(EsdNpConfig *self)
 		return;
 	g_clear_pointer(&self->allow, g_ptr_array_unref);
 	g_clear_pointer(&self->deny, g_ptr_array_unref);
+	g_clear_pointer(&self->review, g_ptr_array_unref);
+	g_clear_pointer(&self->exact, g_ptr_array_unref);
 	g_free(self);
 }

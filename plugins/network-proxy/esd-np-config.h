@@ -10,6 +10,7 @@ typedef enum {
 	ESD_NP_RULE_NONE,
 	ESD_NP_RULE_ALLOW,
 	ESD_NP_RULE_DENY,
+	ESD_NP_RULE_REVIEW, /* allowed, and a review domain: the decider's to allow */
 } EsdNpRule;
 
 /* a parsed `networkProxy`, immutable once parsed: proxy threads read it */
@@ -20,14 +21,18 @@ typedef struct {
 	gboolean socks5_udp; /* enableSocks5Udp with enableSocks5 */
 	gboolean allow_upstream_proxy;
 	guint64 decision_timeout_ms; /* 0: no decider */
-	GPtrArray *allow;	     /* normalized patterns */
+	GPtrArray *allow;	     /* globs: esd_np_policy_pattern_compile() */
 	GPtrArray *deny;
+	GPtrArray *review;
+	GPtrArray *exact; /* the allowed hosts named without a wildcard */
 } EsdNpConfig;
 
 EsdNpConfig *
 esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error);
 EsdNpRule
 esd_np_config_match(const EsdNpConfig *self, const gchar *host);
+gboolean
+esd_np_config_names(const EsdNpConfig *self, const gchar *host);
 void
 esd_np_config_free(EsdNpConfig *self);
 

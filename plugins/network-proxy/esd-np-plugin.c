@@ -248,7 +248,8 @@ esd_np_plugin_hook_init(ErpcLaunchHookInterface *iface)
 static gboolean
 esd_np_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
-	if (!erpc_registry_add_capability(registry, "networkProxyLaunch", 1, error))
+	if (!erpc_registry_add_capability(registry, "networkProxyLaunch", 1, error) ||
+	    !erpc_registry_add_capability(registry, "networkProxyReviewDomains", 1, error))
 		return FALSE;
 	return erpc_context_add_launch_hook(erpc_registry_get_context(registry),
 					    ERPC_LAUNCH_HOOK(plugin),

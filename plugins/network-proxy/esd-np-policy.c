@@ -3,6 +3,7 @@
 
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "esd-np-policy.h"
@@ -10,8 +11,7 @@
 /*
  * The host rules of the proxy, as Codex's network proxy defines them: hosts
  * compare lowercase without a trailing dot or IPv6 brackets; a pattern is
- * `*` (any host), `**.example.com` (the apex and its subdomains),
- * `*.example.com` (subdomains only) or an exact host. Addresses count as
+ * checked and turned into globs (esd_np_policy_pattern_compile()). Addresses count as
  * local or private (never public) in the ranges a sandbox must not reach
  * unless allowed.
  */
@@ -47,53 +47,299 @@ esd_np_policy_normalize_host(const gchar *host)
 	return g_steal_pointer(&lower);
 }
 
-/**
- * esd_np_policy_pattern_is_valid:
- * @pattern: a normalized pattern
- *
- * Returns: whether @pattern names something: not empty, and a wildcard
- *   prefix has a domain after it
- */
-gboolean
-esd_np_policy_pattern_is_valid(const gchar *pattern)
+/* whitespace as Unicode's White_Space property has it (Rust's char::is_whitespace) */
+static gboolean
+esd_np_policy_unichar_is_space(gunichar c)
 {
-	if (pattern[0] == '\0')
-		return FALSE;
-	if (g_str_has_prefix(pattern, "**."))
-		return pattern[3] != '\0';
-	if (g_str_has_prefix(pattern, "*."))
-		return pattern[2] != '\0';
-	return TRUE;
+	return c == 0x85 || g_unichar_isspace(c);
+}
+
+/* the next character of @s, or one byte of what is not UTF-8; @len its size */
+static gunichar
+esd_np_policy_next_char(const gchar *s, const gchar *end, gsize *len)
+{
+	gunichar c = g_utf8_get_char_validated(s, end - s);
+
+	if (c == (gunichar)-1 || c == (gunichar)-2) {
+		*len = 1;
+		return 0xfffd;
+	}
+	*len = (gsize)(g_utf8_next_char(s) - s);
+	return c;
+}
+
+/* @s without the whitespace around it (Rust's str::trim) */
+static gchar *
+esd_np_policy_trim(const gchar *s)
+{
+	const gchar *end = s + strlen(s);
+	const gchar *first = s;
+	const gchar *last = s; /* just past the last non-space */
+	gsize len;
+
+	while (first < end &&
+	       esd_np_policy_unichar_is_space(esd_np_policy_next_char(first, end, &len)))
+		first += len;
+	last = first;
+	for (const gchar *p = first; p < end; p += len) {
+		if (!esd_np_policy_unichar_is_space(esd_np_policy_next_char(p, end, &len)))
+			last = p + len;
+	}
+	return g_strndup(first, (gsize)(last - first));
 }
 
 static gboolean
-esd_np_policy_is_subdomain(const gchar *host, const gchar *domain)
+esd_np_policy_has_space(const gchar *s)
 {
-	gsize hlen = strlen(host);
-	gsize dlen = strlen(domain);
+	const gchar *end = s + strlen(s);
+	gsize len;
 
-	return hlen > dlen + 1 && host[hlen - dlen - 1] == '.' &&
-	       g_str_equal(host + hlen - dlen, domain);
+	for (const gchar *p = s; p < end; p += len) {
+		if (esd_np_policy_unichar_is_space(esd_np_policy_next_char(p, end, &len)))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+static gboolean
+esd_np_policy_is_ip(const gchar *s, gboolean v6_only)
+{
+	guint8 buf[16];
+
+	return inet_pton(AF_INET6, s, buf) == 1 || (!v6_only && inet_pton(AF_INET, s, buf) == 1);
+}
+
+/* lowercase, no trailing dots; an address with a zone keeps it after one `%` */
+static gchar *
+esd_np_policy_normalize_name(const gchar *host, gssize len)
+{
+	g_autofree gchar *lower = g_ascii_strdown(host, len);
+	gsize n = strlen(lower);
+	static const gchar *const delimiters[] = {"%25", "%"};
+
+	while (n > 0 && lower[n - 1] == '.')
+		lower[--n] = '\0';
+	if (esd_np_policy_is_ip(lower, FALSE))
+		return g_steal_pointer(&lower);
+	for (guint i = 0; i < G_N_ELEMENTS(delimiters); i++) {
+		const gchar *at = strstr(lower, delimiters[i]);
+		g_autofree gchar *ip = NULL;
+
+		if (at == NULL)
+			continue;
+		ip = g_strndup(lower, (gsize)(at - lower));
+		if (esd_np_policy_is_ip(ip, FALSE))
+			return g_strconcat(ip, "%", at + strlen(delimiters[i]), NULL);
+	}
+	return g_steal_pointer(&lower);
+}
+
+/* the host part of a pattern: brackets and a single `:port` taken off, then as above */
+static gchar *
+esd_np_policy_normalize_pattern_host(const gchar *remainder)
+{
+	g_autofree gchar *host = esd_np_policy_trim(remainder);
+	const gchar *close = strchr(host, ']');
+	const gchar *colon = strchr(host, ':');
+
+	if (host[0] == '[' && close != NULL)
+		return esd_np_policy_normalize_name(host + 1, close - host - 1);
+	if (colon != NULL && strchr(colon + 1, ':') == NULL)
+		return esd_np_policy_normalize_name(host, colon - host);
+	return esd_np_policy_normalize_name(host, -1);
+}
+
+/* brackets only around an IPv6 literal or `*`, followed by dots or a port */
+static gboolean
+esd_np_policy_brackets_are_valid(const gchar *host)
+{
+	const gchar *close;
+	g_autofree gchar *inside = NULL;
+	g_autofree gchar *normalized = NULL;
+	g_autofree gchar *unscoped = NULL;
+	const gchar *suffix;
+
+	if (host[0] != '[' || (close = strchr(host + 1, ']')) == NULL)
+		return FALSE;
+	inside = g_strndup(host + 1, (gsize)(close - host - 1));
+	suffix = close + 1;
+	if (strchr(inside, '[') != NULL || strpbrk(suffix, "[]") != NULL)
+		return FALSE;
+	if (suffix[0] != ':' && suffix[strspn(suffix, ".")] != '\0')
+		return FALSE;
+	normalized = esd_np_policy_normalize_name(inside, -1);
+	if (g_str_equal(normalized, "*"))
+		return TRUE;
+	unscoped = g_strndup(normalized, strcspn(normalized, "%"));
+	return esd_np_policy_is_ip(unscoped, TRUE);
+}
+
+/* the globs a normalized pattern stands for: `**.d` is d and `?*.d`, `*.d` is `?*.d` */
+static void
+esd_np_policy_expand(const gchar *pattern, GPtrArray *out)
+{
+	const gchar *domain = NULL;
+	g_autofree gchar *trimmed = NULL;
+
+	if (g_str_has_prefix(pattern, "**."))
+		domain = pattern + 3;
+	else if (g_str_has_prefix(pattern, "*."))
+		domain = pattern + 2;
+	if (domain == NULL) {
+		g_ptr_array_add(out, g_strdup(pattern));
+		return;
+	}
+	trimmed = esd_np_policy_trim(domain);
+	if (trimmed[0] == '\0') {
+		g_ptr_array_add(out, g_strdup(""));
+		return;
+	}
+	if (g_str_has_prefix(pattern, "**."))
+		g_ptr_array_add(out, g_strdup(trimmed));
+	g_ptr_array_add(out, g_strconcat("?*.", trimmed, NULL));
+}
+
+/* @pattern normalized: trimmed, then the host after any wildcard prefix */
+static gchar *
+esd_np_policy_normalize_pattern(const gchar *pattern)
+{
+	g_autofree gchar *trimmed = esd_np_policy_trim(pattern);
+	const gchar *prefix = "";
+	const gchar *remainder = trimmed;
+	g_autofree gchar *host = NULL;
+
+	if (g_str_equal(trimmed, "*"))
+		return g_strdup("*");
+	if (g_str_has_prefix(trimmed, "**.")) {
+		prefix = "**.";
+		remainder = trimmed + 3;
+	} else if (g_str_has_prefix(trimmed, "*.")) {
+		prefix = "*.";
+		remainder = trimmed + 2;
+	}
+	host = esd_np_policy_normalize_pattern_host(remainder);
+	return g_strconcat(prefix, host, NULL);
 }
 
 /**
- * esd_np_policy_pattern_matches:
- * @pattern: a normalized pattern
- * @host: a normalized host
+ * esd_np_policy_pattern_compile:
+ * @pattern: a domain pattern as the client sent it
+ * @reject_global: the list this pattern is in may not match every host
+ *   (the denied domains), or %NULL if it may
+ * @globs: (element-type utf8): where the pattern's globs are appended
  *
- * Returns: whether @pattern covers @host
+ * Checks @pattern as Codex's network proxy does and appends what it
+ * matches as globs for esd_np_policy_glob_matches(): `example.com` the
+ * host, `*.example.com` its subdomains, `**.example.com` both, `?` one
+ * character and `*` any run of them anywhere, `*` alone every host.
+ * Hosts and patterns compare lowercase without trailing dots, brackets
+ * or a port.
+ *
+ * Returns: (transfer full) (nullable): %NULL, or why @pattern is refused,
+ *   in the reference's words
+ */
+gchar *
+esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, GPtrArray *globs)
+{
+	g_autofree gchar *raw = esd_np_policy_trim(pattern);
+	g_autofree gchar *normalized = NULL;
+	g_autoptr(GPtrArray) expanded = g_ptr_array_new_with_free_func(g_free);
+	const gchar *host;
+
+	if (reject_global != NULL) {
+		g_autofree gchar *global = esd_np_policy_normalize_pattern(pattern);
+		esd_np_policy_expand(global, expanded);
+		for (guint i = 0; i < expanded->len; i++) {
+			if (g_str_equal(g_ptr_array_index(expanded, i), "*"))
+				return g_strdup_printf(
+				    "invalid value for %s: %s (allowed exact hosts "
+				    "or scoped wildcards like *.example.com or "
+				    "**.example.com)",
+				    reject_global,
+				    raw);
+		}
+		g_ptr_array_set_size(expanded, 0);
+	}
+	if (strpbrk(raw, "{}\\/") != NULL || esd_np_policy_has_space(raw))
+		return g_strdup_printf("unsupported domain pattern syntax: %s", pattern);
+	host = g_str_has_prefix(raw, "**.") ? raw + 3 : g_str_has_prefix(raw, "*.") ? raw + 2 : raw;
+	if (strstr(host, "**") != NULL)
+		return g_strdup_printf("unsupported repeated wildcard: %s", pattern);
+	if (strpbrk(host, "[]") != NULL && !esd_np_policy_brackets_are_valid(host))
+		return g_strdup_printf("brackets are only supported for IPv6 literals or [*]: %s",
+				       pattern);
+	normalized = esd_np_policy_normalize_pattern(pattern);
+	esd_np_policy_expand(normalized, expanded);
+	for (guint i = 0; i < expanded->len; i++) {
+		if (((const gchar *)g_ptr_array_index(expanded, i))[0] == '\0')
+			return g_strdup("domain pattern is empty");
+	}
+	for (guint i = 0; i < expanded->len; i++) {
+		if (!g_ptr_array_find_with_equal_func(globs,
+						      g_ptr_array_index(expanded, i),
+						      g_str_equal,
+						      NULL))
+			g_ptr_array_add(globs, g_strdup(g_ptr_array_index(expanded, i)));
+	}
+	return NULL;
+}
+
+/**
+ * esd_np_policy_pattern_exact:
+ * @pattern: a pattern esd_np_policy_pattern_compile() took
+ *
+ * Returns: (transfer full) (nullable): the one host @pattern names, if it
+ *   has no wildcard: only such a pattern lets a local destination through
+ */
+gchar *
+esd_np_policy_pattern_exact(const gchar *pattern)
+{
+	g_autofree gchar *normalized = esd_np_policy_normalize_pattern(pattern);
+
+	if (strpbrk(normalized, "*?") != NULL)
+		return NULL;
+	return g_steal_pointer(&normalized);
+}
+
+/**
+ * esd_np_policy_glob_matches:
+ * @glob: a glob of esd_np_policy_pattern_compile()
+ * @host: a normalized host (ASCII: esd_np_policy_normalize_host())
+ *
+ * `*` matches any run of characters, dots included, `?` one character, the
+ * rest itself ignoring ASCII case. Only the latest `*` is ever retried, and
+ * its retry point only moves forward: time is bounded by the product of
+ * the lengths, not exponential.
+ *
+ * Returns: whether @glob covers @host
  */
 gboolean
-esd_np_policy_pattern_matches(const gchar *pattern, const gchar *host)
+esd_np_policy_glob_matches(const gchar *glob, const gchar *host)
 {
-	if (g_str_equal(pattern, "*"))
-		return TRUE;
-	if (g_str_has_prefix(pattern, "**."))
-		return g_str_equal(host, pattern + 3) ||
-		       esd_np_policy_is_subdomain(host, pattern + 3);
-	if (g_str_has_prefix(pattern, "*."))
-		return esd_np_policy_is_subdomain(host, pattern + 2);
-	return g_str_equal(pattern, host);
+	const gchar *p = glob;
+	const gchar *h = host;
+	const gchar *star_p = NULL; /* just past the latest star */
+	const gchar *star_h = NULL; /* what that star has consumed up to */
+
+	while (*h != '\0') {
+		if (*p == '*') {
+			star_p = ++p;
+			star_h = h;
+		} else if (*p != '\0' &&
+			   (*p == '?' || g_ascii_tolower(*p) == g_ascii_tolower(*h))) {
+			/* a normalized host is ASCII: one byte is one character */
+			p++;
+			h++;
+		} else if (star_p != NULL) {
+			p = star_p;
+			h = ++star_h;
+		} else {
+			return FALSE;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return *p == '\0';
 }
 
 static gboolean

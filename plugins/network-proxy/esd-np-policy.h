@@ -8,10 +8,12 @@ G_BEGIN_DECLS
 
 gchar *
 esd_np_policy_normalize_host(const gchar *host);
+gchar *
+esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, GPtrArray *globs);
+gchar *
+esd_np_policy_pattern_exact(const gchar *pattern);
 gboolean
-esd_np_policy_pattern_is_valid(const gchar *pattern);
-gboolean
-esd_np_policy_pattern_matches(const gchar *pattern, const gchar *host);
+esd_np_policy_glob_matches(const gchar *glob, const gchar *host);
 gboolean
 esd_np_policy_address_is_public(GInetAddress *address);
 gboolean

@@ -31,9 +31,11 @@
  * `network/policyRequest` to the client) is handed to the main context, the
  * only one that touches the session.
  *
- * The order of the policy is the reference's: a deny pattern, then an allow
- * pattern (a local literal explicitly allowed passes), a local literal
- * (`not_allowed_local`), then the decider for the rest, or `not_allowed`.
+ * The order of the policy is the reference's: a deny pattern; an unlisted
+ * local literal (`not_allowed_local`); the decider for the other unlisted
+ * hosts and for allowed review domains (`not_allowed` without one); then a
+ * local literal passes only if an allow pattern without a wildcard names
+ * it, else `not_allowed_local`.
  * An allowed name is resolved once and every address checked: the proxy
  * connects only to those addresses, so a second lookup (DNS rebinding)
  * cannot bring in a local one. `allowLocalBinding` skips the local checks.
@@ -139,7 +141,8 @@ typedef struct {
 	const gchar *source;   /* baseline_policy, decider, mode_guard */
 	const gchar *scope;    /* domain, non_domain */
 	gchar *reason;
-	gpointer pending; /* an allow not sent yet: esd_np_proxy_flush() */
+	gboolean policy_override; /* the decider allowed what the list does not */
+	gpointer pending;	  /* an allow not sent yet: esd_np_proxy_flush() */
 } EsdNpVerdict;
 
 static void
@@ -158,6 +161,7 @@ esd_np_verdict_set(EsdNpVerdict *verdict,
 	verdict->decision = decision;
 	verdict->source = source;
 	verdict->scope = g_str_equal(source, "mode_guard") ? "non_domain" : "domain";
+	verdict->policy_override = FALSE;
 	g_free(verdict->reason);
 	verdict->reason = g_strdup(reason);
 }
@@ -378,7 +382,7 @@ esd_np_proxy_note_new(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVe
 	if (target->method != NULL)
 		json_object_set_string_member(obj, "method", target->method);
 	json_object_set_string_member(obj, "client", target->client);
-	json_object_set_boolean_member(obj, "policyOverride", FALSE);
+	json_object_set_boolean_member(obj, "policyOverride", verdict->policy_override);
 	note->proxy = g_object_ref(self);
 	note->params = json_node_init_object(json_node_alloc(), obj);
 	json_object_unref(obj);
@@ -469,7 +473,9 @@ esd_np_proxy_ask(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *verd
 	    json_node_get_value_type(json_object_get_member(decision, "reason")) == G_TYPE_STRING)
 		reason = json_object_get_string_member(decision, "reason");
 	if (g_str_equal(type, "allow")) {
-		esd_np_verdict_set(verdict, "allow", "decider", "allow");
+		/* as the reference reports it: the reason overridden, not a reason of its own */
+		esd_np_verdict_set(verdict, "allow", "decider", "not_allowed");
+		verdict->policy_override = TRUE;
 		allowed = TRUE;
 	} else if ((g_str_equal(type, "deny") || g_str_equal(type, "ask")) && reason != NULL &&
 		   reason[0] != '\0' && strlen(reason) <= 1024)
@@ -507,19 +513,27 @@ esd_np_proxy_decide(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *v
 		esd_np_verdict_set(verdict, "deny", "baseline_policy", "denied");
 		goto blocked;
 	}
-	if (rule == ESD_NP_RULE_ALLOW) {
-		/* an explicitly allowed local literal is what the list asks for */
-		if (local_literal)
-			check_local = FALSE;
-	} else if (check_local && local_literal) {
+	if (rule == ESD_NP_RULE_NONE && check_local && local_literal) {
 		esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed_local");
 		goto blocked;
-	} else if (config->decision_timeout_ms > 0) {
+	}
+	/* an unlisted host, or an allowed review domain, is the decider's to allow */
+	if (rule == ESD_NP_RULE_NONE || rule == ESD_NP_RULE_REVIEW) {
+		if (config->decision_timeout_ms == 0) {
+			esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed");
+			goto blocked;
+		}
 		if (!esd_np_proxy_ask(self, target, verdict))
 			goto blocked;
-	} else {
-		esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed");
-		goto blocked;
+	}
+	/* only a local literal the list names without a wildcard passes as local */
+	if (local_literal && check_local) {
+		if (esd_np_config_names(config, target->host)) {
+			check_local = FALSE;
+		} else {
+			esd_np_verdict_set(verdict, "deny", "baseline_policy", "not_allowed_local");
+			goto blocked;
+		}
 	}
 	if (literal != NULL) {
 		addresses = g_list_prepend(NULL, g_steal_pointer(&literal));

@@ -467,7 +467,10 @@ assert_decision(JsonNode *note,
 	g_assert_cmpint(esd_test_json_get_int(note, "port"), ==, port);
 	g_assert_cmpstr(esd_test_json_get_string(note, "method"), ==, method);
 	g_assert_true(g_str_has_prefix(esd_test_json_get_string(note, "client"), "127.0.0.1:"));
-	g_assert_false(json_node_get_boolean(esd_test_json_get(note, "policyOverride")));
+	/* the decider's allow overrides the list's `not_allowed`, and says so */
+	g_assert_cmpint(json_node_get_boolean(esd_test_json_get(note, "policyOverride")),
+			==,
+			g_str_equal(decision, "allow") && g_str_equal(source, "decider"));
 }
 
 /* the tests ------------------------------------------------------------ */
@@ -484,8 +487,8 @@ test_capability(Fixture *fx, gconstpointer user_data)
 	caps = esd_test_json_get(reply, "result.capabilities");
 	g_assert_nonnull(caps);
 	g_assert_true(json_node_get_boolean(esd_test_json_get(caps, "networkProxyLaunch")));
+	g_assert_true(json_node_get_boolean(esd_test_json_get(caps, "networkProxyReviewDomains")));
 	/* what the proxy does not do is not advertised */
-	g_assert_false(json_node_get_boolean(esd_test_json_get(caps, "networkProxyReviewDomains")));
 	g_assert_false(
 	    json_node_get_boolean(esd_test_json_get(caps, "networkProxyTransparentTcp")));
 	g_assert_false(json_node_get_boolean(esd_test_json_get(caps, "credentialMasking")));
@@ -517,6 +520,41 @@ test_invalid(Fixture *fx, gconstpointer user_data)
 	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
 	     "\"mode\":\"full\",\"domains\":{\"\":\"allow\"}}}",
 	     "invalid network proxy config: domain pattern is empty"},
+	    /* the wording of the live reference, which reads `proxy` as a generic value */
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":1,"
+	     "\"mode\":\"full\"}}",
+	     "invalid type: number, expected a boolean"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":{\"full\":1}}}",
+	     "invalid type: number, expected unit"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"a.test\":{\"allow\":null,\"deny\":null}}}}",
+	     "invalid value: map, expected map with a single key"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"a.test\":true}}}",
+	     "invalid type: boolean `true`, expected string or map"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"reviewDomains\":\"a.test\"}}",
+	     "invalid type: string \"a.test\", expected a sequence"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"reviewDomains\":[1]}}",
+	     "invalid type: number, expected a string"},
+	    /* the types of every list before any pattern; then deny, allow, review */
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"a b\":\"allow\"},\"reviewDomains\":[null]}}",
+	     "invalid type: null, expected a string"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"a a\":\"allow\",\"z z\":\"deny\","
+	     "\"y y\":\"deny\"},\"reviewDomains\":[\"c c\"]}}",
+	     "invalid network proxy config: unsupported domain pattern syntax: y y"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"a.test\":\"allow\"},"
+	     "\"reviewDomains\":[\"c c\"]}}",
+	     "invalid network proxy config: unsupported domain pattern syntax: c c"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"domains\":{\"*\":\"deny\"}}}",
+	     "invalid network proxy config: invalid value for network.denied_domains: * "
+	     "(allowed exact hosts or scoped wildcards like *.example.com or **.example.com)"},
 	};
 
 	if (fixture_skip(fx))
@@ -698,7 +736,12 @@ test_blocked_local(Fixture *fx, gconstpointer user_data)
 			"GET");
 }
 
-/* Codex's wildcards: `**.` covers the apex, `*.` only subdomains; deny wins; unlisted names */
+/*
+ * Codex's wildcards: `**.` covers the apex, `*.` only subdomains; deny
+ * wins; unlisted names. A local destination passes only when a pattern
+ * without a wildcard names it: a wildcard that covers it is not enough
+ * (as on the live reference)
+ */
 static void
 test_patterns(Fixture *fx, gconstpointer user_data)
 {
@@ -707,9 +750,12 @@ test_patterns(Fixture *fx, gconstpointer user_data)
 		const gchar *host;
 		const gchar *reason;
 	} cases[] = {
-	    {"{\"**.localhost\":\"allow\"}", "localhost", "allow"},
+	    {"{\"**.localhost\":\"allow\"}", "localhost", "not_allowed_local"},
 	    {"{\"*.localhost\":\"allow\"}", "localhost", "not_allowed_local"},
-	    {"{\"*\":\"allow\"}", "LocalHost.", "allow"},
+	    {"{\"*\":\"allow\"}", "LocalHost.", "not_allowed_local"},
+	    {"{\"localhos?\":\"allow\"}", "localhost", "not_allowed_local"},
+	    {"{\" LocalHost. \":\"allow\"}", "localhost", "allow"},
+	    {"{\"localhost\":\"allow\"}", "LocalHost.", "allow"},
 	    {"{\"**.localhost\":\"allow\",\"localhost\":\"deny\"}", "localhost", "denied"},
 	    {"{\"localhost\":\"none\"}", "localhost", "not_allowed_local"},
 	    {"{\"localhost\":\"allow\"}", "unlisted.test", "not_allowed"},
@@ -1027,11 +1073,139 @@ test_decider(Fixture *fx, gconstpointer user_data)
 			"allowed",
 			"allow",
 			"decider",
-			"allow",
+			"not_allowed",
 			"http",
 			"localhost",
 			fx->target.port,
 			"GET");
+}
+
+/*
+ * reviewDomains: an allowed host that is also a review domain is the
+ * decider's to allow, and not allowed without one; a deny still wins, and
+ * an unlisted host is asked about as before. A local destination passes
+ * only when an allow pattern without a wildcard names it.
+ */
+static void
+test_review_domains(Fixture *fx, gconstpointer user_data)
+{
+	const gchar *allow = "{\"decision\":{\"type\":\"allow\"}}";
+	const gchar *deny = "{\"decision\":{\"type\":\"deny\",\"reason\":\"no\"}}";
+	const gchar *decider = "\"policyDecisionTimeoutMs\":3000";
+	const gchar *reviewed = "{\"127.0.0.1\":\"allow\"},\"reviewDomains\":[\"127.0.0.?\"]";
+	const gchar *wildcard = "{\"*.localhost\":\"allow\"},\"reviewDomains\":[\"a?.localhost\"]";
+	const gchar *denied = "{\"127.0.0.1\":\"deny\"},\"reviewDomains\":[\"127.0.0.1\"]";
+	g_autofree gchar *asked = proxy_member(FALSE, "full", reviewed, decider);
+	g_autofree gchar *alone = proxy_member(FALSE, "full", reviewed, NULL);
+	g_autofree gchar *loose = proxy_member(FALSE, "full", wildcard, decider);
+	g_autofree gchar *deny_wins = proxy_member(FALSE, "full", denied, decider);
+	g_autofree gchar *direct =
+	    g_strdup_printf("--noproxy '' -x \"$HTTP_PROXY\" http://127.0.0.1:%u/ok",
+			    fx->target.port);
+	g_autofree gchar *ab = NULL;
+	g_autofree gchar *abc = NULL;
+	struct {
+		const gchar *id;
+		const gchar *member;
+		const gchar *answer;
+		const gchar *args;
+		guint asks;
+		const gchar *decision;
+		const gchar *source;
+		const gchar *reason;
+		const gchar *host;
+		const gchar *code;
+	} cases[] = {
+	    {"r-allow",
+	     asked,
+	     allow,
+	     direct,
+	     1,
+	     "allow",
+	     "decider",
+	     "not_allowed",
+	     "127.0.0.1",
+	     "200"},
+	    {"r-deny", asked, deny, direct, 1, "deny", "decider", "no", "127.0.0.1", "403"},
+	    {"r-alone",
+	     alone,
+	     allow,
+	     direct,
+	     0,
+	     "deny",
+	     "baseline_policy",
+	     "not_allowed",
+	     "127.0.0.1",
+	     "403"},
+	    {"r-denied",
+	     deny_wins,
+	     allow,
+	     direct,
+	     0,
+	     "deny",
+	     "baseline_policy",
+	     "denied",
+	     "127.0.0.1",
+	     "403"},
+	    /* asked, then refused: *.localhost does not name ab.localhost */
+	    {"r-wild",
+	     loose,
+	     allow,
+	     NULL,
+	     1,
+	     "deny",
+	     "baseline_policy",
+	     "not_allowed_local",
+	     "ab.localhost",
+	     "403"},
+	    /* not a review domain: allowed by the wildcard, but not named: local */
+	    {"r-local",
+	     loose,
+	     allow,
+	     NULL,
+	     0,
+	     "deny",
+	     "baseline_policy",
+	     "not_allowed_local",
+	     "abc.localhost",
+	     "403"},
+	};
+
+	if (fixture_skip(fx))
+		return;
+	ab = g_strdup_printf("--noproxy '' -x \"$HTTP_PROXY\" http://ab.localhost:%u/ok",
+			     fx->target.port);
+	abc = g_strdup_printf("--noproxy '' -x \"$HTTP_PROXY\" http://abc.localhost:%u/ok",
+			      fx->target.port);
+	cases[4].args = ab;
+	cases[5].args = abc;
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		guint before = fx->asks->len;
+		guint targets = target_count(&fx->target);
+		g_autofree gchar *out = NULL;
+		g_autofree gchar *code = g_strdup_printf("code=%s exit=0\n", cases[i].code);
+		g_autoptr(GPtrArray) decisions = NULL;
+
+		g_test_message("%s", cases[i].id);
+		fx->answer = cases[i].answer;
+		out = fixture_curl(fx, cases[i].id, cases[i].member, cases[i].args);
+		g_assert_true(g_str_has_suffix(out, code));
+		g_assert_cmpuint(fx->asks->len - before, ==, cases[i].asks);
+		g_assert_cmpuint(target_count(&fx->target) - targets,
+				 ==,
+				 g_str_equal(cases[i].code, "200") ? 1 : 0);
+		decisions = fixture_decisions(fx, cases[i].id);
+		g_assert_cmpuint(decisions->len, ==, 1);
+		assert_decision(decisions->pdata[0],
+				cases[i].id,
+				cases[i].decision,
+				cases[i].source,
+				cases[i].reason,
+				"http",
+				cases[i].host,
+				fx->target.port,
+				"GET");
+	}
 }
 
 /* no answer: deny, once the timeout and the reference's five seconds have passed */
@@ -1593,7 +1767,9 @@ assert_udp_decision(JsonNode *note,
 	g_assert_cmpint(esd_test_json_get_int(note, "port"), ==, port);
 	/* the control connection's peer, as on the reference */
 	g_assert_true(g_str_has_prefix(esd_test_json_get_string(note, "client"), "127.0.0.1:"));
-	g_assert_false(json_node_get_boolean(esd_test_json_get(note, "policyOverride")));
+	g_assert_cmpint(json_node_get_boolean(esd_test_json_get(note, "policyOverride")),
+			==,
+			g_str_equal(decision, "allow") && g_str_equal(source, "decider"));
 }
 
 static void
@@ -1800,7 +1976,7 @@ test_socks_udp_decider(Fixture *fx, gconstpointer user_data)
 				    "u1",
 				    "allow",
 				    "decider",
-				    "allow",
+				    "not_allowed",
 				    "127.0.0.1",
 				    echo.port);
 		g_clear_pointer(&decisions, g_ptr_array_unref);
@@ -2811,6 +2987,7 @@ main(int argc, char **argv)
 		ADD("socks-udp-other-process", test_socks_udp_other_process);
 		ADD("sandboxed", test_sandboxed);
 		ADD("decider", test_decider);
+		ADD("review-domains", test_review_domains);
 		ADD("decider-silent", test_decider_silent);
 		ADD("lifecycle", test_lifecycle);
 		ADD("other-process", test_other_process);

@@ -36,6 +36,22 @@ test_normalize(void)
 	}
 }
 
+/* a pattern compiled as the allow list does, matched against a normalized host */
+static gboolean
+pattern_matches(const gchar *pattern, const gchar *host)
+{
+	g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
+	g_autofree gchar *why = esd_np_policy_pattern_compile(pattern, NULL, globs);
+
+	g_assert_null(why);
+	for (guint i = 0; i < globs->len; i++) {
+		if (esd_np_policy_glob_matches(g_ptr_array_index(globs, i), host))
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* the matches of Codex's patterns, each checked against the live reference */
 static void
 test_patterns(void)
 {
@@ -45,6 +61,7 @@ test_patterns(void)
 		gboolean match;
 	} cases[] = {
 	    {"*", "anything.test", TRUE},
+	    {"[*]", "anything.test", TRUE},
 	    {"example.com", "example.com", TRUE},
 	    {"example.com", "www.example.com", FALSE},
 	    {"*.example.com", "www.example.com", TRUE},
@@ -54,18 +71,123 @@ test_patterns(void)
 	    {"**.example.com", "example.com", TRUE},
 	    {"**.example.com", "www.example.com", TRUE},
 	    {"**.example.com", "wwwexample.com", FALSE},
+	    /* globs anywhere: `?` one character, `*` any run, dots included */
+	    {"ap?.x.test", "api.x.test", TRUE},
+	    {"ap?.x.test", "ap.x.test", FALSE},
+	    {"ap?.x.test", "apii.x.test", FALSE},
+	    {"a*b.test", "axxb.test", TRUE},
+	    {"a*b.test", "ab.test", TRUE},
+	    {"a*b.test", "a.c.b.test", TRUE},
+	    {"a*b.test", "axxc.test", FALSE},
+	    {"*x.test", "ax.test", TRUE},
+	    {"*.*.test", "a.b.test", TRUE},
+	    {"*.*.test", "a.test", FALSE},
+	    {"a.*.test", "a.b.c.test", TRUE},
+	    /* normalized: trimmed, lowercase, no trailing dot, no port, no brackets */
+	    {" X.Test. ", "x.test", TRUE},
+	    {"x.test:80", "x.test", TRUE},
+	    {"[::1]:80", "::1", TRUE},
+	    {"[::1]..", "::1", TRUE},
+	    {"::1", "::1", TRUE},
+	    {"fe80::1%25eth0", "fe80::1%eth0", TRUE},
+	    {"*.Example.COM.", "www.example.com", TRUE},
+	    /* the retry of a star is bounded: this fails without backtracking blowing up */
+	    {"*a*a*a*a*a*a*a*a*a*a*b",
+	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	     FALSE},
 	};
+	const struct {
+		const gchar *pattern;
+		const gchar *reject_global;
+		const gchar *why;
+	} refused[] = {
+	    {"", NULL, "domain pattern is empty"},
+	    {".", NULL, "domain pattern is empty"},
+	    {":80", NULL, "domain pattern is empty"},
+	    {"*.", NULL, "domain pattern is empty"},
+	    {"**.", NULL, "domain pattern is empty"},
+	    {"a b", NULL, "unsupported domain pattern syntax: a b"},
+	    {"a\tb", NULL, "unsupported domain pattern syntax: a\tb"},
+	    {"a\xc2\xa0"
+	     "b",
+	     NULL,
+	     "unsupported domain pattern syntax: a\xc2\xa0"
+	     "b"},
+	    {"http://a.com", NULL, "unsupported domain pattern syntax: http://a.com"},
+	    {"1.2.3.4/24", NULL, "unsupported domain pattern syntax: 1.2.3.4/24"},
+	    {"a\\b", NULL, "unsupported domain pattern syntax: a\\b"},
+	    {"a{b}", NULL, "unsupported domain pattern syntax: a{b}"},
+	    {"***.a", NULL, "unsupported repeated wildcard: ***.a"},
+	    {"a**", NULL, "unsupported repeated wildcard: a**"},
+	    {"*.**", NULL, "unsupported repeated wildcard: *.**"},
+	    {"**.a**b", NULL, "unsupported repeated wildcard: **.a**b"},
+	    {"a[b", NULL, "brackets are only supported for IPv6 literals or [*]: a[b"},
+	    {"a]b", NULL, "brackets are only supported for IPv6 literals or [*]: a]b"},
+	    {"[::1]x", NULL, "brackets are only supported for IPv6 literals or [*]: [::1]x"},
+	    {"[1.2.3.4]", NULL, "brackets are only supported for IPv6 literals or [*]: [1.2.3.4]"},
+	    {"*",
+	     "network.denied_domains",
+	     "invalid value for network.denied_domains: * (allowed exact hosts or scoped "
+	     "wildcards like *.example.com or **.example.com)"},
+	    {" * ",
+	     "network.denied_domains",
+	     "invalid value for network.denied_domains: * (allowed exact hosts or scoped "
+	     "wildcards like *.example.com or **.example.com)"},
+	    {"[*]",
+	     "network.denied_domains",
+	     "invalid value for network.denied_domains: [*] (allowed exact hosts or scoped "
+	     "wildcards like *.example.com or **.example.com)"},
+	    {"**.*",
+	     "network.denied_domains",
+	     "invalid value for network.denied_domains: **.* (allowed exact hosts or scoped "
+	     "wildcards like *.example.com or **.example.com)"},
+	};
+	/* what the reference takes, odd as some of it is */
+	const gchar *accepted[] = {"a_b",
+				   "a@b",
+				   "a:b:c",
+				   "-a.com",
+				   "a..b",
+				   "\xc3\xa9.com",
+				   "a?b",
+				   "a%b",
+				   "a,b",
+				   " a.com",
+				   "a!b",
+				   "a:",
+				   "*.*",
+				   "[fe80::1%eth0]"};
 
 	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
 		g_test_message("%s ~ %s", cases[i].pattern, cases[i].host);
-		g_assert_cmpint(esd_np_policy_pattern_matches(cases[i].pattern, cases[i].host),
+		g_assert_cmpint(pattern_matches(cases[i].pattern, cases[i].host),
 				==,
 				cases[i].match);
 	}
-	g_assert_false(esd_np_policy_pattern_is_valid(""));
-	g_assert_false(esd_np_policy_pattern_is_valid("*."));
-	g_assert_false(esd_np_policy_pattern_is_valid("**."));
-	g_assert_true(esd_np_policy_pattern_is_valid("*"));
+	for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+		g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
+		g_autofree gchar *why = esd_np_policy_pattern_compile(refused[i].pattern,
+								      refused[i].reject_global,
+								      globs);
+		g_test_message("%s", refused[i].pattern);
+		g_assert_cmpstr(why, ==, refused[i].why);
+		g_assert_cmpuint(globs->len, ==, 0);
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(accepted); i++) {
+		g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
+		g_autofree gchar *why = esd_np_policy_pattern_compile(accepted[i], NULL, globs);
+		g_test_message("%s", accepted[i]);
+		g_assert_null(why);
+		g_assert_cmpuint(globs->len, >, 0);
+	}
+	/* the deny list takes a scoped wildcard, and the allow list the global one */
+	g_assert_true(pattern_matches("*", "x.test"));
+	{
+		g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
+		g_autofree gchar *why =
+		    esd_np_policy_pattern_compile("*.*", "network.denied_domains", globs);
+		g_assert_null(why);
+	}
 }
 
 static void
