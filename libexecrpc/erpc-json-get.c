@@ -162,6 +162,41 @@ erpc_json_describe(JsonNode *node)
 	}
 }
 
+/**
+ * erpc_json_value_type_error:
+ * @node: the value of the wrong type
+ * @expected: what was expected, in serde's words, for example `a boolean`
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets the protocol's `-32602` type error for a member the reference reads
+ * through a generic JSON value (`serde_json::Value`), where every number is
+ * just `number`: `invalid type: number, expected a boolean`. Other values
+ * are described as erpc_json_describe() does.
+ *
+ * Returns: %FALSE, to be returned by the caller
+ *
+ * Since: 0.1
+ */
+gboolean
+erpc_json_value_type_error(JsonNode *node, const gchar *expected, GError **error)
+{
+	g_autofree gchar *what = NULL;
+
+	if (node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
+	    (json_node_get_value_type(node) == G_TYPE_INT64 ||
+	     json_node_get_value_type(node) == G_TYPE_DOUBLE))
+		what = g_strdup("number");
+	else
+		what = erpc_json_describe(node);
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid type: %s, expected %s",
+		    what,
+		    expected);
+	return FALSE;
+}
+
 static gboolean
 erpc_json_type_error(JsonNode *node, const gchar *expected, GError **error)
 {

@@ -58,6 +58,8 @@ erpc_json_string_has_nul(const gchar *str);
 gchar *
 erpc_json_describe(JsonNode *node);
 gboolean
+erpc_json_value_type_error(JsonNode *node, const gchar *expected, GError **error);
+gboolean
 erpc_json_check_unit(JsonNode *params, GError **error);
 JsonObject *
 erpc_json_params_object(JsonNode *params, const gchar *struct_name, GError **error);

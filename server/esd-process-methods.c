@@ -326,26 +326,6 @@ esd_process_methods_parse_metadata(JsonNode *metadata, EsdStartParams *out, GErr
 	return esd_process_methods_metadata_string(tool_call, &out->tool_call_id, error);
 }
 
-/* serde's name of a JSON value, which says "number" for any number */
-static gboolean
-esd_process_methods_type_error(JsonNode *node, const gchar *expected, GError **error)
-{
-	g_autofree gchar *what = NULL;
-
-	if (JSON_NODE_HOLDS_VALUE(node) && (json_node_get_value_type(node) == G_TYPE_INT64 ||
-					    json_node_get_value_type(node) == G_TYPE_DOUBLE))
-		what = g_strdup("number");
-	else
-		what = erpc_json_describe(node);
-	g_set_error(error,
-		    ERPC_ERROR,
-		    ERPC_ERROR_INVALID_PARAMS,
-		    "invalid type: %s, expected %s",
-		    what,
-		    expected);
-	return FALSE;
-}
-
 static gboolean
 esd_process_methods_check_list(JsonObject *obj, const gchar *member, gboolean ports, GError **error)
 {
@@ -355,14 +335,14 @@ esd_process_methods_check_list(JsonObject *obj, const gchar *member, gboolean po
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return TRUE;
 	if (!JSON_NODE_HOLDS_ARRAY(node))
-		return esd_process_methods_type_error(node, "a sequence", error);
+		return erpc_json_value_type_error(node, "a sequence", error);
 	array = json_node_get_array(node);
 	for (guint i = 0; i < json_array_get_length(array); i++) {
 		JsonNode *item = json_array_get_element(array, i);
 		gboolean is_value = JSON_NODE_HOLDS_VALUE(item);
 
 		if (!ports && (!is_value || json_node_get_value_type(item) != G_TYPE_STRING))
-			return esd_process_methods_type_error(item, "a string", error);
+			return erpc_json_value_type_error(item, "a string", error);
 		if (ports && is_value && json_node_get_value_type(item) == G_TYPE_INT64) {
 			gint64 port = json_node_get_int(item);
 			if (port >= 0 && port <= G_MAXUINT16)
@@ -378,7 +358,7 @@ esd_process_methods_check_list(JsonObject *obj, const gchar *member, gboolean po
 			return FALSE;
 		}
 		if (ports)
-			return esd_process_methods_type_error(item, "u16", error);
+			return erpc_json_value_type_error(item, "u16", error);
 	}
 	return TRUE;
 }
@@ -397,9 +377,9 @@ esd_process_methods_check_managed(JsonNode *node, GError **error)
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return TRUE;
 	if (!JSON_NODE_HOLDS_OBJECT(node))
-		return esd_process_methods_type_error(node,
-						      "struct ManagedNetworkSandboxContext",
-						      error);
+		return erpc_json_value_type_error(node,
+						  "struct ManagedNetworkSandboxContext",
+						  error);
 	obj = json_node_get_object(node);
 	if (!esd_process_methods_check_list(obj, "loopbackPorts", TRUE, error) ||
 	    !erpc_json_get_boolean(obj, "allowLocalBinding", FALSE, &flag, error) ||

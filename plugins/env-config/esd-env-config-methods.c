@@ -9,26 +9,6 @@
 #include "esd-env-config-methods.h"
 #include "esd-env-toml-module.h"
 
-/* serde names every number just "number" in these errors */
-static gboolean
-esd_env_config_type_error(JsonNode *node, const gchar *expected, GError **error)
-{
-	g_autofree gchar *what = NULL;
-
-	if (JSON_NODE_HOLDS_VALUE(node) && (json_node_get_value_type(node) == G_TYPE_INT64 ||
-					    json_node_get_value_type(node) == G_TYPE_DOUBLE))
-		what = g_strdup("number");
-	else
-		what = erpc_json_describe(node);
-	g_set_error(error,
-		    ERPC_ERROR,
-		    ERPC_ERROR_INVALID_PARAMS,
-		    "invalid type: %s, expected %s",
-		    what,
-		    expected);
-	return FALSE;
-}
-
 /* a required array of key paths: [["mcp_servers"], ["a", "b"]] */
 static GPtrArray *
 esd_env_config_get_paths(JsonObject *params, const gchar *member, GError **error)
@@ -46,7 +26,7 @@ esd_env_config_get_paths(JsonObject *params, const gchar *member, GError **error
 		return NULL;
 	}
 	if (!JSON_NODE_HOLDS_ARRAY(node)) {
-		esd_env_config_type_error(node, "a sequence", error);
+		erpc_json_value_type_error(node, "a sequence", error);
 		return NULL;
 	}
 	array = json_node_get_array(node);
@@ -56,7 +36,7 @@ esd_env_config_get_paths(JsonObject *params, const gchar *member, GError **error
 		GStrvBuilder *builder;
 
 		if (!JSON_NODE_HOLDS_ARRAY(path_node)) {
-			esd_env_config_type_error(path_node, "a sequence", error);
+			erpc_json_value_type_error(path_node, "a sequence", error);
 			return NULL;
 		}
 		path = json_node_get_array(path_node);
@@ -66,7 +46,7 @@ esd_env_config_get_paths(JsonObject *params, const gchar *member, GError **error
 			if (!JSON_NODE_HOLDS_VALUE(key) ||
 			    json_node_get_value_type(key) != G_TYPE_STRING) {
 				g_strv_builder_unref(builder);
-				esd_env_config_type_error(key, "a string", error);
+				erpc_json_value_type_error(key, "a string", error);
 				return NULL;
 			}
 			g_strv_builder_add(builder, json_node_get_string(key));

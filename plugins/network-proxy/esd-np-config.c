@@ -24,36 +24,16 @@ esd_np_config_invalid(GError **error, const gchar *message)
 	return FALSE;
 }
 
-/*
- * The reference reads `proxy` through a generic JSON value: a number there
- * is described as `number`, whatever its value
- */
-static gboolean
-esd_np_config_type_error(JsonNode *node, const gchar *expected, GError **error)
-{
-	g_autofree gchar *what = NULL;
-
-	if (JSON_NODE_HOLDS_VALUE(node) && (json_node_get_value_type(node) == G_TYPE_INT64 ||
-					    json_node_get_value_type(node) == G_TYPE_DOUBLE))
-		what = g_strdup("number");
-	else
-		what = erpc_json_describe(node);
-	g_set_error(error,
-		    ERPC_ERROR,
-		    ERPC_ERROR_INVALID_PARAMS,
-		    "invalid type: %s, expected %s",
-		    what,
-		    expected);
-	return FALSE;
-}
-
 static gboolean
 esd_np_config_is_string(JsonNode *node)
 {
 	return JSON_NODE_HOLDS_VALUE(node) && json_node_get_value_type(node) == G_TYPE_STRING;
 }
 
-/* a required boolean of `proxy` */
+/*
+ * a required boolean of `proxy`, which the reference reads through a
+ * generic JSON value: erpc_json_value_type_error()
+ */
 static gboolean
 esd_np_config_flag(JsonObject *proxy, const gchar *name, gboolean *out, GError **error)
 {
@@ -62,7 +42,7 @@ esd_np_config_flag(JsonObject *proxy, const gchar *name, gboolean *out, GError *
 	if (node == NULL)
 		return erpc_json_require_boolean(proxy, name, out, error);
 	if (!JSON_NODE_HOLDS_VALUE(node) || json_node_get_value_type(node) != G_TYPE_BOOLEAN)
-		return esd_np_config_type_error(node, "a boolean", error);
+		return erpc_json_value_type_error(node, "a boolean", error);
 	*out = json_node_get_boolean(node);
 	return TRUE;
 }
@@ -97,7 +77,7 @@ esd_np_config_variant(JsonNode *node, JsonNode **unit, GError **error)
 	if (esd_np_config_is_string(node))
 		return json_node_get_string(node);
 	if (!JSON_NODE_HOLDS_OBJECT(node)) {
-		esd_np_config_type_error(node, "string or map", error);
+		erpc_json_value_type_error(node, "string or map", error);
 		return NULL;
 	}
 	map = json_node_get_object(node);
@@ -121,7 +101,7 @@ esd_np_config_unit(JsonNode *unit, GError **error)
 {
 	if (unit == NULL || JSON_NODE_HOLDS_NULL(unit))
 		return TRUE;
-	return esd_np_config_type_error(unit, "unit", error);
+	return erpc_json_value_type_error(unit, "unit", error);
 }
 
 static gint
@@ -181,7 +161,7 @@ esd_np_config_parse_domains(JsonObject *proxy, GPtrArray *allow, GPtrArray *deny
 	if (node == NULL || JSON_NODE_HOLDS_NULL(node))
 		return TRUE;
 	if (!JSON_NODE_HOLDS_OBJECT(node))
-		return esd_np_config_type_error(node, "a map", error);
+		return erpc_json_value_type_error(node, "a map", error);
 	json_object_iter_init(&iter, json_node_get_object(node));
 	while (json_object_iter_next(&iter, &pattern, &value)) {
 		JsonNode *unit = NULL;
@@ -217,13 +197,13 @@ esd_np_config_parse_review(JsonObject *proxy, GPtrArray *review, GError **error)
 	if (node == NULL)
 		return TRUE;
 	if (!JSON_NODE_HOLDS_ARRAY(node))
-		return esd_np_config_type_error(node, "a sequence", error);
+		return erpc_json_value_type_error(node, "a sequence", error);
 	array = json_node_get_array(node);
 	for (guint i = 0; i < json_array_get_length(array); i++) {
 		JsonNode *element = json_array_get_element(array, i);
 
 		if (!esd_np_config_is_string(element))
-			return esd_np_config_type_error(element, "a string", error);
+			return erpc_json_value_type_error(element, "a string", error);
 		g_ptr_array_add(review, (gpointer)json_node_get_string(element));
 	}
 	return TRUE;
