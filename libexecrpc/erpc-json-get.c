@@ -162,6 +162,20 @@ erpc_json_describe(JsonNode *node)
 	}
 }
 
+/* the type error for a value described as @what (taken) */
+static gboolean
+erpc_json_set_type_error(gchar *what, const gchar *expected, GError **error)
+{
+	g_set_error(error,
+		    ERPC_ERROR,
+		    ERPC_ERROR_INVALID_PARAMS,
+		    "invalid type: %s, expected %s",
+		    what,
+		    expected);
+	g_free(what);
+	return FALSE;
+}
+
 /**
  * erpc_json_value_type_error:
  * @node: the value of the wrong type
@@ -180,34 +194,17 @@ erpc_json_describe(JsonNode *node)
 gboolean
 erpc_json_value_type_error(JsonNode *node, const gchar *expected, GError **error)
 {
-	g_autofree gchar *what = NULL;
-
 	if (node != NULL && JSON_NODE_HOLDS_VALUE(node) &&
 	    (json_node_get_value_type(node) == G_TYPE_INT64 ||
 	     json_node_get_value_type(node) == G_TYPE_DOUBLE))
-		what = g_strdup("number");
-	else
-		what = erpc_json_describe(node);
-	g_set_error(error,
-		    ERPC_ERROR,
-		    ERPC_ERROR_INVALID_PARAMS,
-		    "invalid type: %s, expected %s",
-		    what,
-		    expected);
-	return FALSE;
+		return erpc_json_set_type_error(g_strdup("number"), expected, error);
+	return erpc_json_set_type_error(erpc_json_describe(node), expected, error);
 }
 
 static gboolean
 erpc_json_type_error(JsonNode *node, const gchar *expected, GError **error)
 {
-	g_autofree gchar *what = erpc_json_describe(node);
-	g_set_error(error,
-		    ERPC_ERROR,
-		    ERPC_ERROR_INVALID_PARAMS,
-		    "invalid type: %s, expected %s",
-		    what,
-		    expected);
-	return FALSE;
+	return erpc_json_set_type_error(erpc_json_describe(node), expected, error);
 }
 
 static gboolean
