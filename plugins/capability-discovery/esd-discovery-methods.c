@@ -342,15 +342,49 @@ esd_discovery_v1_direct(EsdDiscoveryJob *job, EsdDiscoveryRootJob *root, GString
 		esd_discovery_cache_commit(job->cache, body->str);
 }
 
-/* the unsandboxed roots, read by a few threads at once: file system latency overlaps */
+/*
+ * The unsandboxed roots, read by a few threads at once: file system latency
+ * overlaps. A root is skipped (and gets the limit error when the answer is
+ * put together) only when the answer is sure to be full before it: the
+ * roots before it, all done, take at least the limit whatever is included,
+ * since each takes its answer or an error that names its URI. So what is
+ * skipped never depends on which thread finished first.
+ */
 typedef struct {
 	EsdDiscoveryJob *job;
-	gint next;   /* the index of the next root to take */
-	gsize bytes; /* of the answers made, under lock */
+	gint next;	/* the index of the next root to take */
+	gboolean *done; /* per root, under lock */
+	guint prefix;	/* the roots before this one are all done */
+	gsize least;	/* the least those take of the answer */
 	GMutex lock;
 } EsdDiscoveryPool;
 
 #define ESD_DISCOVERY_MAX_THREADS 4
+
+/* the least @root takes of the answer: its answer, or an error naming its URI */
+static gsize
+esd_discovery_root_least(EsdDiscoveryRootJob *root)
+{
+	gsize uri = strlen(root->uri);
+
+	if (root->error != NULL)
+		return strlen(root->error);
+	if (root->answer != NULL)
+		return MIN(strlen(root->answer), uri);
+	return uri;
+}
+
+/* under the lock: the done prefix moved on as far as it goes */
+static void
+esd_discovery_pool_advance(EsdDiscoveryPool *pool)
+{
+	GPtrArray *roots = pool->job->roots;
+
+	while (pool->prefix < roots->len && pool->done[pool->prefix]) {
+		pool->least += esd_discovery_root_least(g_ptr_array_index(roots, pool->prefix));
+		pool->prefix++;
+	}
+}
 
 static gpointer
 esd_discovery_v1_worker(gpointer data)
@@ -369,18 +403,18 @@ esd_discovery_v1_worker(gpointer data)
 		root = g_ptr_array_index(roots, i);
 		if (root->error != NULL || root->answer != NULL || root->policy != NULL)
 			continue;
-		/* past the answer limit, the root gets its error when the answer is put together */
 		g_mutex_lock(&pool->lock);
-		full = pool->bytes >= pool->job->limits->max_answer_bytes;
+		full = pool->least >= pool->job->limits->max_answer_bytes;
 		g_mutex_unlock(&pool->lock);
-		if (full)
-			continue;
-		body = g_string_new(NULL);
-		esd_discovery_v1_direct(pool->job, root, body);
+		if (!full) {
+			body = g_string_new(NULL);
+			esd_discovery_v1_direct(pool->job, root, body);
+			root->answer = g_string_free(body, FALSE);
+		}
 		g_mutex_lock(&pool->lock);
-		pool->bytes += body->len;
+		pool->done[i] = TRUE;
+		esd_discovery_pool_advance(pool);
 		g_mutex_unlock(&pool->lock);
-		root->answer = g_string_free(body, FALSE);
 	}
 }
 
@@ -388,7 +422,8 @@ static void
 esd_discovery_v1_direct_all(EsdDiscoveryJob *job)
 {
 	g_autoptr(GPtrArray) threads = g_ptr_array_new();
-	EsdDiscoveryPool pool = {job, 0, 0, {0}};
+	g_autofree gboolean *done = g_new0(gboolean, MAX(job->roots->len, 1));
+	EsdDiscoveryPool pool = {job, 0, done, 0, 0, {0}};
 	guint direct = 0;
 	guint n_threads;
 
@@ -396,7 +431,10 @@ esd_discovery_v1_direct_all(EsdDiscoveryJob *job)
 		EsdDiscoveryRootJob *root = g_ptr_array_index(job->roots, i);
 		if (root->error == NULL && root->answer == NULL && root->policy == NULL)
 			direct++;
+		else
+			done[i] = TRUE;
 	}
+	esd_discovery_pool_advance(&pool);
 	n_threads = MIN(MIN((guint)g_get_num_processors(), ESD_DISCOVERY_MAX_THREADS), direct);
 	g_mutex_init(&pool.lock);
 	for (guint i = 1; i < n_threads; i++) {

@@ -491,7 +491,11 @@ test_v1_sandbox_fail_closed(Fx *fx)
 	esd_test_daemon_assert_exit_code(daemon, 0, 3000);
 }
 
-/* an answer is bounded: a root that would make it larger gets an error instead */
+/*
+ * an answer is bounded: a root that would make it larger gets an error
+ * instead, and what fits after it is still answered, whichever thread
+ * read what first
+ */
 static void
 test_v1_answer_limit(Fx *fx)
 {
@@ -503,14 +507,16 @@ test_v1_answer_limit(Fx *fx)
 
 	put(fx, "big/SKILL.md", big);
 	put(fx, "small/SKILL.md", "s");
+	put(fx, "small2/SKILL.md", "t");
 	daemon = esd_test_daemon_new_stdio(args);
 	conn = conn_new(ESD_TEST_PEER(daemon), NULL);
 	conn_initialize(fx, conn, NULL);
-	reply = conn_call(
-	    fx,
-	    conn,
-	    V1,
-	    fx_json(fx, "{'roots':[{'id':'b','path':@{big}},{'id':'s','path':@{small}}]}"));
+	reply = conn_call(fx,
+			  conn,
+			  V1,
+			  fx_json(fx,
+				  "{'roots':[{'id':'b','path':@{big}},{'id':'s','path':@{small}},"
+				  "{'id':'t','path':@{small2}}]}"));
 	esd_assert_json_node_eq(
 	    esd_test_json_get(reply, "result.roots.0"),
 	    fx_json(fx,
@@ -521,6 +527,9 @@ test_v1_answer_limit(Fx *fx)
 	esd_assert_json_node_eq(
 	    esd_test_json_get(reply, "result.roots.1.skills.0.instructions.contents"),
 	    "\"s\"");
+	esd_assert_json_node_eq(
+	    esd_test_json_get(reply, "result.roots.2.skills.0.instructions.contents"),
+	    "\"t\"");
 	conn_free(conn);
 	esd_test_daemon_send_signal(daemon, SIGTERM);
 	esd_test_daemon_assert_exit_code(daemon, 0, 3000);
