@@ -110,11 +110,16 @@ esd_np_config_strcmp(gconstpointer a, gconstpointer b)
 	return strcmp(*(const gchar *const *)a, *(const gchar *const *)b);
 }
 
-/* @patterns compiled into @globs, in byte order as the reference checks them */
+/*
+ * @patterns compiled into @globs (and the hosts they name without a
+ * wildcard into @exact, if not %NULL), in byte order as the reference
+ * checks them when @sort
+ */
 static gboolean
 esd_np_config_compile(GPtrArray *patterns,
 		      const gchar *reject_global,
 		      GPtrArray *globs,
+		      GPtrArray *exact,
 		      gboolean sort,
 		      GError **error)
 {
@@ -124,7 +129,8 @@ esd_np_config_compile(GPtrArray *patterns,
 		g_autofree gchar *why =
 		    esd_np_policy_pattern_compile(g_ptr_array_index(patterns, i),
 						  reject_global,
-						  globs);
+						  globs,
+						  exact);
 		if (why != NULL) {
 			g_set_error(error,
 				    ERPC_ERROR,
@@ -133,18 +139,6 @@ esd_np_config_compile(GPtrArray *patterns,
 				    why);
 			return FALSE;
 		}
-	}
-	return TRUE;
-}
-
-/* the hosts of the allow patterns without a wildcard; always TRUE */
-static gboolean
-esd_np_config_exact(GPtrArray *patterns, GPtrArray *exact)
-{
-	for (guint i = 0; i < patterns->len; i++) {
-		gchar *host = esd_np_policy_pattern_exact(g_ptr_array_index(patterns, i));
-		if (host != NULL)
-			g_ptr_array_add(exact, host);
 	}
 	return TRUE;
 }
@@ -310,10 +304,9 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	/* the types of the lists before any pattern, then deny, allow and review */
 	if (!esd_np_config_parse_domains(proxy, allow, deny, error) ||
 	    !esd_np_config_parse_review(proxy, review, error) ||
-	    !esd_np_config_compile(deny, "network.denied_domains", self->deny, TRUE, error) ||
-	    !esd_np_config_compile(allow, NULL, self->allow, TRUE, error) ||
-	    !esd_np_config_exact(allow, self->exact) ||
-	    !esd_np_config_compile(review, NULL, self->review, FALSE, error) ||
+	    !esd_np_config_compile(deny, "network.denied_domains", self->deny, NULL, TRUE, error) ||
+	    !esd_np_config_compile(allow, NULL, self->allow, self->exact, TRUE, error) ||
+	    !esd_np_config_compile(review, NULL, self->review, NULL, FALSE, error) ||
 	    !esd_np_config_check_unsupported(proxy, sandboxed, error))
 		return NULL;
 	timeout = json_object_get_member(launch, "policyDecisionTimeoutMs");
@@ -349,14 +342,6 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	return g_steal_pointer(&self);
 }
 
-/**
- * esd_np_config_match:
- * @self: the configuration
- * @host: a normalized host
- *
- * Returns: the rule for @host; a deny pattern wins over an allow one, and
- *   a review pattern turns an allow into %ESD_NP_RULE_REVIEW
- */
 static gboolean
 esd_np_config_any_matches(GPtrArray *globs, const gchar *host)
 {
@@ -367,6 +352,14 @@ esd_np_config_any_matches(GPtrArray *globs, const gchar *host)
 	return FALSE;
 }
 
+/**
+ * esd_np_config_match:
+ * @self: the configuration
+ * @host: a normalized host
+ *
+ * Returns: the rule for @host; a deny pattern wins over an allow one, and
+ *   a review pattern turns an allow into %ESD_NP_RULE_REVIEW
+ */
 EsdNpRule
 esd_np_config_match(const EsdNpConfig *self, const gchar *host)
 {

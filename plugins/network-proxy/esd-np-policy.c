@@ -227,6 +227,9 @@ esd_np_policy_normalize_pattern(const gchar *pattern)
  * @reject_global: the list this pattern is in may not match every host
  *   (the denied domains), or %NULL if it may
  * @globs: (element-type utf8): where the pattern's globs are appended
+ * @exact: (element-type utf8) (nullable): where the host is appended when
+ *   the pattern names one without a wildcard: only such a pattern lets a
+ *   local destination through
  *
  * Checks @pattern as Codex's network proxy does and appends what it
  * matches as globs for esd_np_policy_glob_matches(): `example.com` the
@@ -239,16 +242,19 @@ esd_np_policy_normalize_pattern(const gchar *pattern)
  *   in the reference's words
  */
 gchar *
-esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, GPtrArray *globs)
+esd_np_policy_pattern_compile(const gchar *pattern,
+			      const gchar *reject_global,
+			      GPtrArray *globs,
+			      GPtrArray *exact)
 {
 	g_autofree gchar *raw = esd_np_policy_trim(pattern);
-	g_autofree gchar *normalized = NULL;
+	g_autofree gchar *normalized = esd_np_policy_normalize_pattern(pattern);
 	g_autoptr(GPtrArray) expanded = g_ptr_array_new_with_free_func(g_free);
 	const gchar *host;
 
+	esd_np_policy_expand(normalized, expanded);
+	/* a global wildcard in the deny list is named before any syntax error */
 	if (reject_global != NULL) {
-		g_autofree gchar *global = esd_np_policy_normalize_pattern(pattern);
-		esd_np_policy_expand(global, expanded);
 		for (guint i = 0; i < expanded->len; i++) {
 			if (g_str_equal(g_ptr_array_index(expanded, i), "*"))
 				return g_strdup_printf(
@@ -258,7 +264,6 @@ esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, 
 				    reject_global,
 				    raw);
 		}
-		g_ptr_array_set_size(expanded, 0);
 	}
 	if (strpbrk(raw, "{}\\/") != NULL || esd_np_policy_has_space(raw))
 		return g_strdup_printf("unsupported domain pattern syntax: %s", pattern);
@@ -268,8 +273,6 @@ esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, 
 	if (strpbrk(host, "[]") != NULL && !esd_np_policy_brackets_are_valid(host))
 		return g_strdup_printf("brackets are only supported for IPv6 literals or [*]: %s",
 				       pattern);
-	normalized = esd_np_policy_normalize_pattern(pattern);
-	esd_np_policy_expand(normalized, expanded);
 	for (guint i = 0; i < expanded->len; i++) {
 		if (((const gchar *)g_ptr_array_index(expanded, i))[0] == '\0')
 			return g_strdup("domain pattern is empty");
@@ -281,24 +284,9 @@ esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, 
 						      NULL))
 			g_ptr_array_add(globs, g_strdup(g_ptr_array_index(expanded, i)));
 	}
+	if (exact != NULL && strpbrk(normalized, "*?") == NULL)
+		g_ptr_array_add(exact, g_steal_pointer(&normalized));
 	return NULL;
-}
-
-/**
- * esd_np_policy_pattern_exact:
- * @pattern: a pattern esd_np_policy_pattern_compile() took
- *
- * Returns: (transfer full) (nullable): the one host @pattern names, if it
- *   has no wildcard: only such a pattern lets a local destination through
- */
-gchar *
-esd_np_policy_pattern_exact(const gchar *pattern)
-{
-	g_autofree gchar *normalized = esd_np_policy_normalize_pattern(pattern);
-
-	if (strpbrk(normalized, "*?") != NULL)
-		return NULL;
-	return g_steal_pointer(&normalized);
 }
 
 /**

@@ -9,9 +9,10 @@ G_BEGIN_DECLS
 gchar *
 esd_np_policy_normalize_host(const gchar *host);
 gchar *
-esd_np_policy_pattern_compile(const gchar *pattern, const gchar *reject_global, GPtrArray *globs);
-gchar *
-esd_np_policy_pattern_exact(const gchar *pattern);
+esd_np_policy_pattern_compile(const gchar *pattern,
+			      const gchar *reject_global,
+			      GPtrArray *globs,
+			      GPtrArray *exact);
 gboolean
 esd_np_policy_glob_matches(const gchar *glob, const gchar *host);
 gboolean

@@ -92,7 +92,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strpbrk(host, "*?[]%") != NULL ||
 		    (strchr(host, ':') != NULL && strchr(host, ':') == strrchr(host, ':')))
 			continue;
-		why = esd_np_policy_pattern_compile(host, NULL, globs);
+		why = esd_np_policy_pattern_compile(host, NULL, globs, NULL);
 		if (why == NULL && globs->len > 0 &&
 		    !esd_np_policy_glob_matches(g_ptr_array_index(globs, 0), host))
 			fuzz_fail("a host does not match itself as a pattern");

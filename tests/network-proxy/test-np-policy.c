@@ -41,7 +41,7 @@ static gboolean
 pattern_matches(const gchar *pattern, const gchar *host)
 {
 	g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
-	g_autofree gchar *why = esd_np_policy_pattern_compile(pattern, NULL, globs);
+	g_autofree gchar *why = esd_np_policy_pattern_compile(pattern, NULL, globs, NULL);
 
 	g_assert_null(why);
 	for (guint i = 0; i < globs->len; i++) {
@@ -168,14 +168,16 @@ test_patterns(void)
 		g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
 		g_autofree gchar *why = esd_np_policy_pattern_compile(refused[i].pattern,
 								      refused[i].reject_global,
-								      globs);
+								      globs,
+								      NULL);
 		g_test_message("%s", refused[i].pattern);
 		g_assert_cmpstr(why, ==, refused[i].why);
 		g_assert_cmpuint(globs->len, ==, 0);
 	}
 	for (guint i = 0; i < G_N_ELEMENTS(accepted); i++) {
 		g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
-		g_autofree gchar *why = esd_np_policy_pattern_compile(accepted[i], NULL, globs);
+		g_autofree gchar *why =
+		    esd_np_policy_pattern_compile(accepted[i], NULL, globs, NULL);
 		g_test_message("%s", accepted[i]);
 		g_assert_null(why);
 		g_assert_cmpuint(globs->len, >, 0);
@@ -185,8 +187,26 @@ test_patterns(void)
 	{
 		g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
 		g_autofree gchar *why =
-		    esd_np_policy_pattern_compile("*.*", "network.denied_domains", globs);
+		    esd_np_policy_pattern_compile("*.*", "network.denied_domains", globs, NULL);
 		g_assert_null(why);
+	}
+	/* only a pattern without a wildcard names a host, normalized */
+	{
+		const gchar *named[][2] = {{" LocalHost. ", "localhost"},
+					   {"[::1]:80", "::1"},
+					   {"**.localhost", NULL},
+					   {"localhos?", NULL},
+					   {"*", NULL}};
+		for (guint i = 0; i < G_N_ELEMENTS(named); i++) {
+			g_autoptr(GPtrArray) globs = g_ptr_array_new_with_free_func(g_free);
+			g_autoptr(GPtrArray) exact = g_ptr_array_new_with_free_func(g_free);
+			g_autofree gchar *why =
+			    esd_np_policy_pattern_compile(named[i][0], NULL, globs, exact);
+			g_assert_null(why);
+			g_assert_cmpuint(exact->len, ==, named[i][1] != NULL ? 1 : 0);
+			if (named[i][1] != NULL)
+				g_assert_cmpstr(g_ptr_array_index(exact, 0), ==, named[i][1]);
+		}
 	}
 }
 
