@@ -64,7 +64,8 @@ static gint
 esd_np_listen_accept(EsdNpListen *self, EsdNpListenSocket *sock)
 {
 	while (!g_atomic_int_get(&self->stopped)) {
-		gint fd = accept4(sock->fd, NULL, NULL, SOCK_CLOEXEC);
+		/* non-blocking already: each wait of a connection thread polls, with a timeout */
+		gint fd = accept4(sock->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 		if (fd >= 0)
 			return fd;
@@ -102,18 +103,8 @@ esd_np_listen_queue(EsdNpListen *self, EsdNpListenSocket *sock)
 static void
 esd_np_listen_serve(EsdNpListen *self, EsdNpListenSocket *sock, gint fd)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GSocket) socket = g_socket_new_from_fd(fd, &error);
-	g_autoptr(GSocketConnection) conn = NULL;
-
-	if (socket == NULL) {
-		g_debug("an accepted connection: %s", error->message);
-		close(fd);
-		return;
-	}
-	conn = g_socket_connection_factory_create_connection(socket);
-	self->serve(conn, sock->kind, self->user_data);
-	g_io_stream_close(G_IO_STREAM(conn), NULL, NULL);
+	self->serve(fd, sock->kind, self->user_data);
+	close(fd);
 }
 
 static void
@@ -144,7 +135,7 @@ esd_np_listen_run(gpointer data, gpointer user_data)
 /**
  * esd_np_listen_new:
  * @max_connections: connections served at once; more wait in the backlog
- * @serve: called in a pool thread for each connection, which is closed after
+ * @serve: called in a pool thread for each connection, whose descriptor is closed after
  * @user_data: for @serve, held by each pool thread with @ref_func
  * @ref_func: (nullable): takes a reference on @user_data
  * @unref_func: (nullable): drops it

@@ -14,9 +14,8 @@ typedef enum {
 	ESD_NP_LISTEN_NAMESPACE_SOCKS,
 } EsdNpListenKind;
 
-typedef void (*EsdNpListenServeFunc)(GSocketConnection *conn,
-				     EsdNpListenKind kind,
-				     gpointer user_data);
+/* @fd: the connection, non-blocking; closed once this returns */
+typedef void (*EsdNpListenServeFunc)(gint fd, EsdNpListenKind kind, gpointer user_data);
 
 typedef struct _EsdNpListen EsdNpListen;
 

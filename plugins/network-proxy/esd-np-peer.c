@@ -11,9 +11,11 @@
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "esd-np-peer.h"
@@ -26,8 +28,15 @@
  * looks for that socket among the descriptors of the processes below the
  * launch's supervisor (a child subreaper: orphans of the tree stay below it).
  * Only the tree is searched, not every process of the host; a socket the
- * tree does not hold is another process's. The process that held the last
- * socket is looked at first, and is then checked to be below the supervisor.
+ * tree does not hold is another process's.
+ *
+ * A client makes its connections from one process, mostly, and a new socket
+ * takes the descriptor number its last one freed: the holder found last is
+ * kept (EsdNpPeerCache) with a pidfd, and its descriptor of that number is
+ * looked at first, one readlink(). The pidfd says the process is still the
+ * one found below the supervisor (a number is not taken again while its
+ * process lives), and a process below the supervisor, a subreaper, stays
+ * below it: no walk up the tree is needed then.
  */
 
 #define ESD_NP_PEER_MAX_PROCESSES 4096
@@ -153,7 +162,7 @@ esd_np_peer_find_inode(guint16 local, guint16 remote)
  * client's connection is most often the last one it opened
  */
 static gboolean
-esd_np_peer_holds(GPid pid, const gchar *target)
+esd_np_peer_holds(GPid pid, const gchar *target, gint *fd_found)
 {
 	gchar path[64];
 	DIR *dir;
@@ -184,6 +193,8 @@ esd_np_peer_holds(GPid pid, const gchar *target)
 			continue;
 		link[n] = '\0';
 		found = g_str_equal(link, target);
+		if (found && fd_found != NULL)
+			*fd_found = g_array_index(fds, gint, i - 1);
 	}
 	closedir(dir);
 	return found;
@@ -286,7 +297,7 @@ esd_np_peer_add_children(GPid pid, GArray *queue)
  * holder found goes to @holder
  */
 static gboolean
-esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
+esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder, gint *fd_found)
 {
 	gchar target[64];
 	g_autoptr(GArray) queue = NULL;
@@ -301,7 +312,7 @@ esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
 	 * process throughout, as its number cannot be taken again meanwhile
 	 */
 	if (hint > 0 && hint != root) {
-		if (!esd_np_peer_holds(hint, target)) {
+		if (!esd_np_peer_holds(hint, target, fd_found)) {
 			/* read already: the walk below need not read it again */
 			skip = hint;
 		} else if (esd_np_peer_below(hint, root)) {
@@ -315,7 +326,7 @@ esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
 	/* breadth first: the command itself comes early */
 	for (guint i = 0; i < queue->len; i++) {
 		GPid pid = g_array_index(queue, GPid, i);
-		if (pid != skip && esd_np_peer_holds(pid, target)) {
+		if (pid != skip && esd_np_peer_holds(pid, target, fd_found)) {
 			if (holder != NULL)
 				*holder = pid;
 			return TRUE;
@@ -325,25 +336,138 @@ esd_np_peer_tree_holds(guint64 inode, GPid root, GPid hint, GPid *holder)
 	return FALSE;
 }
 
+/* whether the process of @pidfd has not exited */
+static gboolean
+esd_np_peer_alive(gint pidfd)
+{
+	struct pollfd fds = {.fd = pidfd, .events = POLLIN};
+	return poll(&fds, 1, 0) == 0;
+}
+
+static gint
+esd_np_peer_pidfd_open(GPid pid)
+{
+#ifdef SYS_pidfd_open
+	return (gint)syscall(SYS_pidfd_open, pid, 0);
+#else
+	return -1;
+#endif
+}
+
+struct _EsdNpPeerCache {
+	GMutex lock;
+	GPid pid;   /* the holder found last, or 0 */
+	gint pidfd; /* its pidfd, or -1 */
+	gint fd;    /* the descriptor it held the socket on */
+};
+
+EsdNpPeerCache *
+esd_np_peer_cache_new(void)
+{
+	EsdNpPeerCache *self = g_new0(EsdNpPeerCache, 1);
+
+	g_mutex_init(&self->lock);
+	self->pidfd = -1;
+	return self;
+}
+
+void
+esd_np_peer_cache_free(EsdNpPeerCache *self)
+{
+	if (self == NULL)
+		return;
+	if (self->pidfd >= 0)
+		close(self->pidfd);
+	g_mutex_clear(&self->lock);
+	g_free(self);
+}
+
+/* whether the cached holder holds @target on its cached descriptor; else its pid as a hint */
+static gboolean
+esd_np_peer_cache_holds(EsdNpPeerCache *self, const gchar *target, GPid *hint)
+{
+	gboolean found = FALSE;
+
+	g_mutex_lock(&self->lock);
+	if (self->pidfd >= 0) {
+		gchar path[64];
+		gchar link[64];
+		gssize n;
+
+		g_snprintf(path, sizeof(path), "/proc/%d/fd/%d", self->pid, self->fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			/* alive after the readlink: the process that held it is the one kept */
+			found = g_str_equal(link, target) && esd_np_peer_alive(self->pidfd);
+		}
+		*hint = self->pid;
+	}
+	g_mutex_unlock(&self->lock);
+	return found;
+}
+
+/* keeps @pid, found holding a client socket on @fd, if it is below @root */
+static void
+esd_np_peer_cache_set(EsdNpPeerCache *self, GPid pid, gint fd, GPid root)
+{
+	gint pidfd;
+
+	g_mutex_lock(&self->lock);
+	if (self->pidfd >= 0 && self->pid == pid) {
+		self->fd = fd;
+		g_mutex_unlock(&self->lock);
+		return;
+	}
+	g_mutex_unlock(&self->lock);
+	pidfd = esd_np_peer_pidfd_open(pid);
+	if (pidfd < 0)
+		return;
+	/* below @root after the pidfd was made, and still alive: the pidfd's process is */
+	if (pid == root || !esd_np_peer_below(pid, root) || !esd_np_peer_alive(pidfd)) {
+		close(pidfd);
+		return;
+	}
+	g_mutex_lock(&self->lock);
+	if (self->pidfd >= 0)
+		close(self->pidfd);
+	self->pid = pid;
+	self->pidfd = pidfd;
+	self->fd = fd;
+	g_mutex_unlock(&self->lock);
+}
+
 /**
  * esd_np_peer_in_tree:
  * @peer_port: the client's port on 127.0.0.1
  * @proxy_port: the proxy's port on 127.0.0.1
  * @root: the launch's supervisor
- * @hint: the process that held the last client socket found, or 0
- * @holder: (out) (optional): the process that holds this one
+ * @cache: the holder found last, looked at first, and updated
  *
  * Returns: whether a process at or below @root holds the client's socket
  */
 gboolean
-esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root, GPid hint, GPid *holder)
+esd_np_peer_in_tree(guint16 peer_port, guint16 proxy_port, GPid root, EsdNpPeerCache *cache)
 {
+	guint64 inode;
+	gchar target[64];
+	GPid hint = 0;
+	GPid holder = 0;
+	gint fd = -1;
+
 	if (root <= 0)
 		return FALSE;
-	return esd_np_peer_tree_holds(esd_np_peer_find_inode(peer_port, proxy_port),
-				      root,
-				      hint,
-				      holder);
+	inode = esd_np_peer_find_inode(peer_port, proxy_port);
+	if (inode == 0)
+		return FALSE;
+	g_snprintf(target, sizeof(target), "socket:[%" G_GUINT64_FORMAT "]", inode);
+	if (esd_np_peer_cache_holds(cache, target, &hint))
+		return TRUE;
+	if (!esd_np_peer_tree_holds(inode, root, hint, &holder, &fd))
+		return FALSE;
+	if (fd >= 0)
+		esd_np_peer_cache_set(cache, holder, fd, root);
+	return TRUE;
 }
 
 /* the inode of the IPv4 UDP socket bound at 127.0.0.1:@port or *:@port, or 0 */
@@ -397,5 +521,5 @@ esd_np_peer_udp_in_tree(guint16 peer_port, GPid root)
 {
 	if (root <= 0)
 		return FALSE;
-	return esd_np_peer_tree_holds(esd_np_peer_find_udp_inode(peer_port), root, 0, NULL);
+	return esd_np_peer_tree_holds(esd_np_peer_find_udp_inode(peer_port), root, 0, NULL, NULL);
 }

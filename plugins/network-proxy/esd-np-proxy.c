@@ -7,12 +7,14 @@
 #include <gio/gunixfdmessage.h>
 #include <glib-unix.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <string.h>
 
+#include "esd-np-io.h"
 #include "esd-np-listen.h"
 #include "esd-np-peer.h"
 #include "esd-np-policy.h"
@@ -103,15 +105,16 @@ esd_np_upstream_from_env(const gchar *const *names)
 struct _EsdNpProxy {
 	GObject parent_instance;
 	EsdNpConfig *config;
-	ErpcSession *session; /* main context only; NULL once stopped */
-	ErpcLaunch *launch;   /* main context only, not a reference; NULL once stopped */
-	gint root_pid;	      /* atomic: the launch's supervisor, once known */
-	gint holder_pid;      /* atomic: the tree's process that held the last client socket */
+	ErpcSession *session;  /* main context only; NULL once stopped */
+	ErpcLaunch *launch;    /* main context only, not a reference; NULL once stopped */
+	gint root_pid;	       /* atomic: the launch's supervisor, once known */
+	EsdNpPeerCache *peers; /* the tree's process that held the last client socket */
 	gchar *process_id;
 	GMainContext *main_context;
 	EsdNpListen *listen; /* NULL once stopped */
 	GCancellable *cancellable;
 	gboolean holds_pollfd; /* the cancellable's descriptor, made once for every wait */
+	gint cancel_fd;	       /* that descriptor, or -1 */
 	guint16 port;
 	guint16 socks_port;    /* 0 without enableSocks5 */
 	gint udp_associations; /* atomic */
@@ -125,6 +128,7 @@ struct _EsdNpProxy {
 G_DEFINE_TYPE(EsdNpProxy, esd_np_proxy, G_TYPE_OBJECT)
 
 #define ESD_NP_PROXY_IO_TIMEOUT	      60 /* s, for a request head and a dial */
+#define ESD_NP_PROXY_IO_TIMEOUT_MS    (ESD_NP_PROXY_IO_TIMEOUT * 1000)
 #define ESD_NP_PROXY_DECIDER_GRACE_MS 5000
 #define ESD_NP_PROXY_MAX_LISTENERS    8
 
@@ -321,24 +325,13 @@ esd_np_proxy_root_pid(EsdNpProxy *self)
 	return (GPid)g_atomic_int_get(&self->root_pid);
 }
 
-/* whether the client is a process of the launch's tree, and not any local process */
+/* whether the client at 127.0.0.1:@peer_port is a process of the launch's tree, and not any
+ * local process */
 static gboolean
-esd_np_proxy_peer_allowed(EsdNpProxy *self, GSocketConnection *conn)
+esd_np_proxy_peer_allowed(EsdNpProxy *self, guint16 peer_port, guint16 local_port)
 {
-	g_autoptr(GSocketAddress) address = g_socket_connection_get_remote_address(conn, NULL);
-	g_autoptr(GSocketAddress) local = g_socket_connection_get_local_address(conn, NULL);
-	GPid holder = 0;
-
-	if (!G_IS_INET_SOCKET_ADDRESS(address) || !G_IS_INET_SOCKET_ADDRESS(local))
-		return FALSE;
-	if (!esd_np_peer_in_tree(g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(address)),
-				 g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(local)),
-				 esd_np_proxy_root_pid(self),
-				 (GPid)g_atomic_int_get(&self->holder_pid),
-				 &holder))
-		return FALSE;
-	g_atomic_int_set(&self->holder_pid, (gint)holder);
-	return TRUE;
+	return peer_port != 0 &&
+	       esd_np_peer_in_tree(peer_port, local_port, esd_np_proxy_root_pid(self), self->peers);
 }
 
 /* the time now as the reference writes it, 2026-01-02T03:04:05.678Z; no GDateTime on this path */
@@ -581,12 +574,12 @@ blocked:
 }
 
 static void
-esd_np_proxy_respond(GOutputStream *out,
+esd_np_proxy_respond(EsdNpProxy *self,
+		     gint fd,
 		     const gchar *status,
 		     const gchar *type,
 		     const gchar *header,
-		     const gchar *body,
-		     GCancellable *cancellable)
+		     const gchar *body)
 {
 	g_autoptr(GString) text = g_string_new(NULL);
 
@@ -601,14 +594,18 @@ esd_np_proxy_respond(GOutputStream *out,
 			       strlen(body),
 			       date,
 			       body);
-	g_output_stream_write_all(out, text->str, text->len, NULL, cancellable, NULL);
+	(void)esd_np_io_write_all(fd,
+				  text->str,
+				  text->len,
+				  self->cancel_fd,
+				  ESD_NP_PROXY_IO_TIMEOUT_MS);
 }
 
 static void
-esd_np_proxy_respond_blocked(GOutputStream *out,
+esd_np_proxy_respond_blocked(EsdNpProxy *self,
+			     gint fd,
 			     const EsdNpTarget *target,
-			     const EsdNpVerdict *verdict,
-			     GCancellable *cancellable)
+			     const EsdNpVerdict *verdict)
 {
 	const gchar *header = NULL;
 	const gchar *message = esd_np_verdict_message(verdict, &header);
@@ -618,12 +615,7 @@ esd_np_proxy_respond_blocked(GOutputStream *out,
 
 	/* a failed tunnel says it in plain text */
 	if (g_str_equal(target->protocol, "https_connect")) {
-		esd_np_proxy_respond(out,
-				     "403 Forbidden",
-				     "text/plain",
-				     header,
-				     message,
-				     cancellable);
+		esd_np_proxy_respond(self, fd, "403 Forbidden", "text/plain", header, message);
 		return;
 	}
 	obj = json_object_new();
@@ -638,63 +630,54 @@ esd_np_proxy_respond_blocked(GOutputStream *out,
 	node = json_node_init_object(json_node_alloc(), obj);
 	json_object_unref(obj);
 	body = json_to_string(node, FALSE);
-	esd_np_proxy_respond(out, "403 Forbidden", "application/json", header, body, cancellable);
+	esd_np_proxy_respond(self, fd, "403 Forbidden", "application/json", header, body);
 }
 
-/* a plain socket per address: no proxy resolver, no events, the checked address only */
-static GSocketConnection *
+/* a plain socket per address: no proxy resolver, no events, the checked address only; -1 */
+static gint
 esd_np_proxy_dial(EsdNpProxy *self, GList *addresses, guint16 port)
 {
 	for (GList *l = addresses; l != NULL; l = l->next) {
-		g_autoptr(GSocketAddress) address = g_inet_socket_address_new(l->data, port);
-		g_autoptr(GError) error = NULL;
-		g_autoptr(GSocket) socket = g_socket_new(g_inet_address_get_family(l->data),
-							 G_SOCKET_TYPE_STREAM,
-							 G_SOCKET_PROTOCOL_TCP,
-							 &error);
-
-		if (socket != NULL) {
-			g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
-			if (g_socket_connect(socket, address, self->cancellable, &error))
-				return g_socket_connection_factory_create_connection(socket);
-		}
-		g_debug("dial: %s", error->message);
+		gint fd =
+		    esd_np_io_dial(l->data, port, self->cancel_fd, ESD_NP_PROXY_IO_TIMEOUT_MS);
+		if (fd >= 0)
+			return fd;
 	}
-	return NULL;
+	return -1;
 }
 
 /* a connection to the upstream proxy itself: the daemon's configuration, no policy */
-static GSocketConnection *
+static gint
 esd_np_proxy_dial_upstream(EsdNpProxy *self, const EsdNpUpstream *upstream)
 {
 	g_autoptr(GResolver) resolver = g_resolver_get_default();
 	g_autoptr(GError) error = NULL;
 	GList *addresses =
 	    g_resolver_lookup_by_name(resolver, upstream->host, self->cancellable, &error);
-	GSocketConnection *conn;
+	gint fd;
 
 	if (addresses == NULL) {
 		g_debug("upstream proxy %s: %s", upstream->host, error->message);
-		return NULL;
+		return -1;
 	}
-	conn = esd_np_proxy_dial(self, addresses, upstream->port);
+	fd = esd_np_proxy_dial(self, addresses, upstream->port);
 	g_resolver_free_addresses(addresses);
-	return conn;
+	return fd;
 }
 
 /* a tunnel to @target through the upstream proxy: CONNECT, and its 200 */
-static GSocketConnection *
+static gint
 esd_np_proxy_dial_tunnel(EsdNpProxy *self, const EsdNpTarget *target)
 {
-	g_autoptr(GSocketConnection) conn = esd_np_proxy_dial_upstream(self, self->upstream_tunnel);
+	gint fd = esd_np_proxy_dial_upstream(self, self->upstream_tunnel);
 	g_autoptr(GString) request = g_string_new(NULL);
 	g_autoptr(GString) reply = g_string_new(NULL);
 	gboolean v6 = strchr(target->host, ':') != NULL;
 	g_autofree gchar *authority =
 	    g_strdup_printf("%s%s%s:%u", v6 ? "[" : "", target->host, v6 ? "]" : "", target->port);
 
-	if (conn == NULL)
-		return NULL;
+	if (fd < 0)
+		return -1;
 	g_string_append_printf(request,
 			       "CONNECT %s HTTP/1.1\r\nHost: %s\r\n",
 			       authority,
@@ -704,35 +687,33 @@ esd_np_proxy_dial_tunnel(EsdNpProxy *self, const EsdNpTarget *target)
 				       "Proxy-Authorization: %s\r\n",
 				       self->upstream_tunnel->authorization);
 	g_string_append(request, "\r\n");
-	if (!g_output_stream_write_all(g_io_stream_get_output_stream(G_IO_STREAM(conn)),
-				       request->str,
-				       request->len,
-				       NULL,
-				       self->cancellable,
-				       NULL))
-		return NULL;
+	if (!esd_np_io_write_all(fd,
+				 request->str,
+				 request->len,
+				 self->cancel_fd,
+				 ESD_NP_PROXY_IO_TIMEOUT_MS))
+		goto failed;
 	/* byte by byte: nothing of the tunnel may be read here */
 	while (strstr(reply->str, "\r\n\r\n") == NULL) {
 		gchar c;
 		if (reply->len >= 16384 ||
-		    g_input_stream_read(g_io_stream_get_input_stream(G_IO_STREAM(conn)),
-					&c,
-					1,
-					self->cancellable,
-					NULL) != 1)
-			return NULL;
+		    esd_np_io_read(fd, &c, 1, self->cancel_fd, ESD_NP_PROXY_IO_TIMEOUT_MS) != 1)
+			goto failed;
 		g_string_append_c(reply, c);
 	}
 	if (!g_str_has_prefix(reply->str, "HTTP/1.1 200") &&
 	    !g_str_has_prefix(reply->str, "HTTP/1.0 200")) {
 		g_debug("upstream proxy refused the tunnel to %s", authority);
-		return NULL;
+		goto failed;
 	}
-	return g_steal_pointer(&conn);
+	return fd;
+failed:
+	close(fd);
+	return -1;
 }
 
-/* the connection a request goes out on: direct, or through the upstream proxy */
-static GSocketConnection *
+/* the connection a request goes out on: direct, or through the upstream proxy; -1 */
+static gint
 esd_np_proxy_dial_target(EsdNpProxy *self, const EsdNpTarget *target, GList *addresses)
 {
 	if (g_str_equal(target->protocol, "http") && self->upstream_http != NULL)
@@ -759,7 +740,7 @@ esd_np_proxy_peer(GSocketConnection *conn)
 
 /* the head of the request, and the bytes the client sent after it */
 static EsdNpRequest *
-esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
+esd_np_proxy_read_head(EsdNpProxy *self, gint fd, GByteArray *buffer)
 {
 	while (TRUE) {
 		guint len = buffer->len;
@@ -780,11 +761,11 @@ esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
 			return NULL;
 		/* into the array itself: a thread per tunnel keeps no buffer on its stack */
 		g_byte_array_set_size(buffer, MIN(len + 4096, ESD_NP_REQUEST_MAX_HEAD));
-		n = g_input_stream_read(in,
-					buffer->data + len,
-					buffer->len - len,
-					self->cancellable,
-					NULL);
+		n = esd_np_io_read(fd,
+				   buffer->data + len,
+				   buffer->len - len,
+				   self->cancel_fd,
+				   ESD_NP_PROXY_IO_TIMEOUT_MS);
 		g_byte_array_set_size(buffer, len + (guint)MAX(n, 0));
 		if (n <= 0)
 			return NULL;
@@ -792,95 +773,87 @@ esd_np_proxy_read_head(EsdNpProxy *self, GInputStream *in, GByteArray *buffer)
 }
 
 static void
-esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namespace)
+esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 {
-	GSocket *socket = g_socket_connection_get_socket(conn);
-	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
-	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
 	g_autoptr(GByteArray) rest = g_byte_array_new();
 	g_autoptr(EsdNpRequest) request = NULL;
-	g_autoptr(GSocketConnection) upstream = NULL;
-	GOutputStream *up_out;
 	EsdNpTarget target = {0};
 	EsdNpVerdict verdict = {0};
 	g_autofree gchar *head = NULL;
 	GList *addresses;
-	GPollFD cancel = {.fd = -1};
+	guint16 peer_port = 0;
+	gint upstream = -1;
 
-	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	target.client = esd_np_io_peer(fd, &peer_port);
 	/* the sandbox's namespace holds nothing but the launch's processes */
-	if (!in_namespace && !esd_np_proxy_peer_allowed(self, conn)) {
+	if (!in_namespace && !esd_np_proxy_peer_allowed(self, peer_port, self->port)) {
 		g_debug("%s: refusing a client outside the process's tree", self->process_id);
-		esd_np_proxy_respond(out,
+		esd_np_proxy_respond(self,
+				     fd,
 				     "403 Forbidden",
 				     "text/plain",
 				     "blocked-by-policy",
-				     "this proxy serves another process",
-				     self->cancellable);
-		return;
+				     "this proxy serves another process");
+		goto out;
 	}
-	request = esd_np_proxy_read_head(self, in, rest);
+	request = esd_np_proxy_read_head(self, fd, rest);
 	if (request == NULL) {
-		esd_np_proxy_respond(out,
+		esd_np_proxy_respond(self,
+				     fd,
 				     "400 Bad Request",
 				     "text/plain",
 				     NULL,
-				     "bad request",
-				     self->cancellable);
-		return;
+				     "bad request");
+		goto out;
 	}
 	target.host = esd_np_policy_normalize_host(request->host);
 	if (target.host == NULL) {
-		esd_np_proxy_respond(out,
+		esd_np_proxy_respond(self,
+				     fd,
 				     "400 Bad Request",
 				     "text/plain",
 				     NULL,
-				     "bad request",
-				     self->cancellable);
-		return;
+				     "bad request");
+		goto out;
 	}
 	if (!request->connect && !esd_np_request_host_matches(request)) {
-		g_free(target.host);
-		esd_np_proxy_respond(out,
+		esd_np_proxy_respond(self,
+				     fd,
 				     "400 Bad Request",
 				     "text/plain",
 				     NULL,
-				     "Host header does not match request target",
-				     self->cancellable);
-		return;
+				     "Host header does not match request target");
+		goto out;
 	}
 	target.protocol = request->connect ? "https_connect" : "http";
 	target.method = request->method;
 	target.port = request->port;
-	target.client = esd_np_proxy_peer(conn);
 	addresses = esd_np_proxy_decide(self, &target, &verdict);
 	if (addresses == NULL) {
-		esd_np_proxy_respond_blocked(out, &target, &verdict, self->cancellable);
+		esd_np_proxy_respond_blocked(self, fd, &target, &verdict);
 		goto out;
 	}
 	upstream = esd_np_proxy_dial_target(self, &target, addresses);
 	g_resolver_free_addresses(addresses);
-	if (upstream == NULL) {
+	if (upstream < 0) {
 		esd_np_proxy_flush(self, &verdict);
-		esd_np_proxy_respond(out,
+		esd_np_proxy_respond(self,
+				     fd,
 				     "502 Bad Gateway",
 				     "text/plain",
 				     NULL,
-				     "upstream failure",
-				     self->cancellable);
+				     "upstream failure");
 		goto out;
 	}
-	up_out = g_io_stream_get_output_stream(G_IO_STREAM(upstream));
 	if (request->connect) {
 		static const gchar established[] = "HTTP/1.1 200 OK\r\n\r\n";
 
 		esd_np_proxy_flush(self, &verdict);
-		if (!g_output_stream_write_all(out,
-					       established,
-					       strlen(established),
-					       NULL,
-					       self->cancellable,
-					       NULL))
+		if (!esd_np_io_write_all(fd,
+					 established,
+					 strlen(established),
+					 self->cancel_fd,
+					 ESD_NP_PROXY_IO_TIMEOUT_MS))
 			goto out;
 	} else {
 		head = esd_np_request_forward_head(request, self->upstream_http != NULL);
@@ -893,30 +866,27 @@ esd_np_proxy_serve(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namesp
 			g_free(head);
 			head = with;
 		}
-		if (!g_output_stream_write_all(up_out,
-					       head,
-					       strlen(head),
-					       NULL,
-					       self->cancellable,
-					       NULL))
+		if (!esd_np_io_write_all(upstream,
+					 head,
+					 strlen(head),
+					 self->cancel_fd,
+					 ESD_NP_PROXY_IO_TIMEOUT_MS))
 			goto out;
 	}
-	if (rest->len > 0 && !g_output_stream_write_all(up_out,
-							rest->data,
-							rest->len,
-							NULL,
-							self->cancellable,
-							NULL))
+	if (rest->len > 0 && !esd_np_io_write_all(upstream,
+						  rest->data,
+						  rest->len,
+						  self->cancel_fd,
+						  ESD_NP_PROXY_IO_TIMEOUT_MS))
 		goto out;
 	/* the request is on its way: the decision goes before any of the answer */
 	esd_np_proxy_flush(self, &verdict);
-	if (g_cancellable_make_pollfd(self->cancellable, &cancel)) {
-		esd_np_relay_run(g_socket_get_fd(socket),
-				 g_socket_get_fd(g_socket_connection_get_socket(upstream)),
-				 cancel.fd);
-		g_cancellable_release_fd(self->cancellable);
-	}
+	/* without a way to be stopped, a tunnel is not started */
+	if (self->cancel_fd >= 0)
+		esd_np_relay_run(fd, upstream, self->cancel_fd);
 out:
+	if (upstream >= 0)
+		close(upstream);
 	esd_np_proxy_flush(self, &verdict);
 	esd_np_target_clear(&target);
 	g_free(verdict.reason);
@@ -1324,25 +1294,39 @@ out:
 }
 
 static void
-esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_namespace)
+esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 {
-	GSocket *socket = g_socket_connection_get_socket(conn);
-	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
-	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
-	g_autoptr(GSocketConnection) upstream = NULL;
+	g_autoptr(GSocket) socket = NULL;
+	g_autoptr(GSocketConnection) conn = NULL;
+	GInputStream *in;
+	GOutputStream *out;
 	g_autofree gchar *host = NULL;
+	g_autofree gchar *client = NULL;
 	EsdNpTarget target = {.protocol = "socks5_tcp"};
 	EsdNpVerdict verdict = {0};
 	GList *addresses;
-	GPollFD cancel = {.fd = -1};
+	guint16 peer_port = 0;
+	gint upstream = -1;
+	gint own;
 	guint8 command = 0;
 
-	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	client = esd_np_io_peer(fd, &peer_port);
 	/* a client outside the tree is dropped before the greeting */
-	if (!in_namespace && !esd_np_proxy_peer_allowed(self, conn)) {
+	if (!in_namespace && !esd_np_proxy_peer_allowed(self, peer_port, self->socks_port)) {
 		g_debug("%s: refusing a SOCKS client outside the process's tree", self->process_id);
 		return;
 	}
+	/* the handshake and UDP ASSOCIATE read through streams; the listener closes @fd */
+	own = dup(fd);
+	if (own < 0 || (socket = g_socket_new_from_fd(own, NULL)) == NULL) {
+		if (own >= 0)
+			close(own);
+		return;
+	}
+	g_socket_set_timeout(socket, ESD_NP_PROXY_IO_TIMEOUT);
+	conn = g_socket_connection_factory_create_connection(socket);
+	in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
+	out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
 	/* the sandbox's namespace cannot reach a relay on the host's loopback */
 	host = esd_np_proxy_socks_handshake(self,
 					    in,
@@ -1361,7 +1345,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
 		goto out;
 	}
-	target.client = esd_np_proxy_peer(conn);
+	target.client = g_steal_pointer(&client);
 	addresses = esd_np_proxy_decide(self, &target, &verdict);
 	if (addresses == NULL) {
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
@@ -1370,25 +1354,23 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, GSocketConnection *conn, gboolean in_
 	upstream = esd_np_proxy_dial_target(self, &target, addresses);
 	g_resolver_free_addresses(addresses);
 	esd_np_proxy_flush(self, &verdict);
-	if (upstream == NULL) {
+	if (upstream < 0) {
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_REFUSED, self->cancellable);
 		goto out;
 	}
 	esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_OK, self->cancellable);
-	if (g_cancellable_make_pollfd(self->cancellable, &cancel)) {
-		esd_np_relay_run(g_socket_get_fd(socket),
-				 g_socket_get_fd(g_socket_connection_get_socket(upstream)),
-				 cancel.fd);
-		g_cancellable_release_fd(self->cancellable);
-	}
+	if (self->cancel_fd >= 0)
+		esd_np_relay_run(fd, upstream, self->cancel_fd);
 out:
+	if (upstream >= 0)
+		close(upstream);
 	esd_np_target_clear(&target);
 	g_free(verdict.reason);
 }
 
 /* a connection of one of the listeners, in the thread that accepted it */
 static void
-esd_np_proxy_serve_cb(GSocketConnection *conn, EsdNpListenKind kind, gpointer user_data)
+esd_np_proxy_serve_cb(gint fd, EsdNpListenKind kind, gpointer user_data)
 {
 	EsdNpProxy *self = ESD_NP_PROXY(user_data);
 
@@ -1397,12 +1379,12 @@ esd_np_proxy_serve_cb(GSocketConnection *conn, EsdNpListenKind kind, gpointer us
 	switch (kind) {
 	case ESD_NP_LISTEN_SOCKS:
 	case ESD_NP_LISTEN_NAMESPACE_SOCKS:
-		esd_np_proxy_serve_socks(self, conn, kind == ESD_NP_LISTEN_NAMESPACE_SOCKS);
+		esd_np_proxy_serve_socks(self, fd, kind == ESD_NP_LISTEN_NAMESPACE_SOCKS);
 		break;
 	case ESD_NP_LISTEN_HTTP:
 	case ESD_NP_LISTEN_NAMESPACE_HTTP:
 	default:
-		esd_np_proxy_serve(self, conn, kind == ESD_NP_LISTEN_NAMESPACE_HTTP);
+		esd_np_proxy_serve(self, fd, kind == ESD_NP_LISTEN_NAMESPACE_HTTP);
 		break;
 	}
 }
@@ -1616,6 +1598,7 @@ esd_np_proxy_finalize(GObject *object)
 	g_clear_object(&self->cancellable);
 	g_clear_pointer(&self->main_context, g_main_context_unref);
 	g_clear_pointer(&self->config, esd_np_config_free);
+	g_clear_pointer(&self->peers, esd_np_peer_cache_free);
 	g_clear_pointer(&self->upstream_http, esd_np_upstream_free);
 	g_clear_pointer(&self->upstream_tunnel, esd_np_upstream_free);
 	g_free(self->process_id);
@@ -1634,6 +1617,8 @@ esd_np_proxy_init(EsdNpProxy *self)
 	 * and closing an eventfd for every one
 	 */
 	self->holds_pollfd = g_cancellable_make_pollfd(self->cancellable, &pollfd);
+	self->cancel_fd = self->holds_pollfd ? pollfd.fd : -1;
+	self->peers = esd_np_peer_cache_new();
 	self->channel_fd = -1;
 }
 

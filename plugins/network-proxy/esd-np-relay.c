@@ -18,6 +18,10 @@
  * buffer. A direction that reaches end of file half-closes its
  * destination; the relay ends when both are done, on an error of either
  * side, or when @cancel_fd becomes readable.
+ *
+ * A thread keeps its two pipes for its next connection when both were left
+ * empty: a small request would otherwise spend more system calls making
+ * and closing them than moving its bytes.
  */
 
 #define ESD_NP_RELAY_CHUNK (256 * 1024)
@@ -138,12 +142,30 @@ esd_np_relay_pump(EsdNpDirection *d)
 	}
 }
 
+/* the pipes of the thread's last relay, both empty: read end, write end, read end, write end */
 static void
-esd_np_relay_direction_init(EsdNpDirection *d, gint src, gint dst)
+esd_np_relay_close_pipes(gpointer data)
+{
+	gint *fds = data;
+
+	for (guint i = 0; i < 4; i++)
+		close(fds[i]);
+	g_free(fds);
+}
+
+static GPrivate esd_np_relay_pipes = G_PRIVATE_INIT(esd_np_relay_close_pipes);
+
+static void
+esd_np_relay_direction_init(EsdNpDirection *d, gint src, gint dst, const gint *kept)
 {
 	d->src = src;
 	d->dst = dst;
 	d->pipe[0] = d->pipe[1] = -1;
+	if (kept != NULL) {
+		d->pipe[0] = kept[0];
+		d->pipe[1] = kept[1];
+		return;
+	}
 	if (pipe2(d->pipe, O_CLOEXEC | O_NONBLOCK) != 0) {
 		d->buffer = g_malloc(ESD_NP_RELAY_CHUNK);
 		return;
@@ -186,9 +208,12 @@ void
 esd_np_relay_run(gint a, gint b, gint cancel_fd)
 {
 	EsdNpDirection dirs[2] = {{0}};
+	/* taken: a nested relay of this thread, if any, would make its own */
+	g_autofree gint *kept = g_private_get(&esd_np_relay_pipes);
 
-	esd_np_relay_direction_init(&dirs[0], a, b);
-	esd_np_relay_direction_init(&dirs[1], b, a);
+	g_private_set(&esd_np_relay_pipes, NULL);
+	esd_np_relay_direction_init(&dirs[0], a, b, kept);
+	esd_np_relay_direction_init(&dirs[1], b, a, kept != NULL ? kept + 2 : NULL);
 	while (!dirs[0].done || !dirs[1].done) {
 		struct pollfd fds[3] = {{.fd = a}, {.fd = b}, {.fd = cancel_fd, .events = POLLIN}};
 		gboolean failed = FALSE;
@@ -219,6 +244,17 @@ esd_np_relay_run(gint a, gint b, gint cancel_fd)
 			break;
 		if (cancel_fd >= 0 && (fds[2].revents & POLLIN))
 			break;
+	}
+	if (dirs[0].pending == 0 && dirs[1].pending == 0 && dirs[0].buffer == NULL &&
+	    dirs[1].buffer == NULL && dirs[0].pipe[0] >= 0 && dirs[1].pipe[0] >= 0) {
+		gint *fds = kept != NULL ? g_steal_pointer(&kept) : g_new(gint, 4);
+
+		fds[0] = dirs[0].pipe[0];
+		fds[1] = dirs[0].pipe[1];
+		fds[2] = dirs[1].pipe[0];
+		fds[3] = dirs[1].pipe[1];
+		dirs[0].pipe[0] = dirs[0].pipe[1] = dirs[1].pipe[0] = dirs[1].pipe[1] = -1;
+		g_private_set(&esd_np_relay_pipes, fds);
 	}
 	esd_np_relay_direction_clear(&dirs[0]);
 	esd_np_relay_direction_clear(&dirs[1]);
