@@ -91,7 +91,9 @@ esd_np_peer_diag_inode(guint16 local, guint16 remote)
 			       .idiag_cookie = {INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE}}},
 	};
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
-	guint32 buffer[2048];
+	/* an answer for one socket is about 130 bytes; a longer one fails NLMSG_OK below. Small: a
+	 * tunnel thread keeps every stack page it touched */
+	guint32 buffer[256];
 	struct nlmsghdr *reply = (struct nlmsghdr *)buffer;
 	gssize n;
 	gint fd = esd_np_peer_diag_socket();
@@ -256,7 +258,7 @@ esd_np_peer_add_children(GPid pid, GArray *queue)
 	while ((entry = readdir(dir)) != NULL) {
 		g_autoptr(GByteArray) children = NULL;
 		gchar file[128];
-		gchar chunk[4096];
+		gchar chunk[1024];
 		const gchar *p;
 		gssize n;
 		gint fd;
