@@ -16,6 +16,8 @@ ESD_WITH_FUZZER=${ESD_WITH_FUZZER:-0} scripts/deps.sh
 status=0
 source_check=passed
 scripts/check-source.sh || { status=1; source_check=failed; }
+# three tests at once on two cores: the integration tests wait on processes,
+# sockets and timers more than they compute (two at once used about half the CPU)
 run_suite() {
 	dir=$1
 	shift
@@ -25,7 +27,7 @@ run_suite() {
 		meson setup --reconfigure "$dir" -Dwerror=true "$@" >/dev/null
 	fi
 	ninja -C "$dir"
-	meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
+	meson test -C "$dir" --print-errorlogs --num-processes 3 || status=1
 }
 
 # -Ddocs=true: the API reference too, where a gi-docgen warning fails the build;
@@ -66,7 +68,7 @@ if [ "$(id -u)" = 0 ] && [ "${ESD_SKIP_USER_SUITE:-0}" != 1 ]; then
 		meson setup build-user -Dwerror=true --buildtype=debugoptimized >/dev/null &&
 		ninja -C build-user >/dev/null &&
 		meson test -C build-user --suite integration --suite sandbox --print-errorlogs \
-			--num-processes 2"; then :; else status=1; fi
+			--num-processes 3"; then :; else status=1; fi
 	user_logs=$user_tree/build-user/meson-logs/testlog.json
 	[ -f "$user_logs" ] || { user_logs=""; status=1; }
 fi
