@@ -180,7 +180,14 @@ class Server:
                 self.ws = Ws(self.port)
                 break
             except OSError:
+                if self.proc.poll() is not None:
+                    break
                 time.sleep(0.05)
+        else:
+            self.proc.kill()
+            sys.exit(f"{name}: nothing listens on port {self.port} after 10 s")
+        if self.proc.poll() is not None:
+            sys.exit(f"{name} exited with {self.proc.returncode} before it listened")
         self.ws.call("initialize", {"clientName": "bench-network-proxy"})
         self.ws.send({"method": "initialized", "params": {}})
         self.count = 0
