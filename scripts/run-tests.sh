@@ -76,7 +76,7 @@ fi
 # clang sanitizer runtimes need undefined symbols left to the executable (meson #764);
 # Debian's GLib has no frame pointers, so allocations are unwound the slow way (or
 # lsan.supp matches nothing), ten frames deep: the suppressed callers are within
-# that, and the unwinding is a quarter of the suite's time at the default 30
+# that, and the unwinding takes a fifth of the suite's time at the default 30
 ESD_TEST_TIMEOUT_SCALE=3 \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0:malloc_context_size=10 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

@@ -26,7 +26,7 @@
  * A pipe starts at the kernel's default size and grows to
  * ESD_NP_RELAY_PIPE_BULK once its direction has moved
  * ESD_NP_RELAY_BULK_AFTER bytes: a bulk transfer then takes fewer, larger
- * splices (about 40% less CPU per MB), while the many small and idle
+ * splices (about half the CPU per MB), while the many small and idle
  * connections keep small pipes. The size of every pipe counts against the
  * user's pipe budget (pipe-user-pages-soft), which the user's own programs
  * share, so a grown pipe is never kept for another connection.
