@@ -248,9 +248,13 @@ http_servers_raw_read_path(GSocket *client)
 	return g_strv_length(words) >= 2 ? g_strdup(words[1]) : NULL;
 }
 
-/* @size bytes, byte i being i % 251; FALSE when the peer went first */
+/*
+ * @size bytes, byte i being i % 251; FALSE when the peer went first. A @paced
+ * body waits a millisecond after each block, at most 64 MB/s, so that a
+ * test's own client, which reads what it is sent, never gets to its end
+ */
 static gboolean
-http_servers_raw_big_send(HttpServers *self, GSocket *client, guint64 size)
+http_servers_raw_big_send(HttpServers *self, GSocket *client, guint64 size, gboolean paced)
 {
 	g_autofree gchar *head =
 	    g_strdup_printf("HTTP/1.1 200 OK\r\nContent-Length: %" G_GUINT64_FORMAT "\r\n\r\n",
@@ -270,14 +274,16 @@ http_servers_raw_big_send(HttpServers *self, GSocket *client, guint64 size)
 		g_mutex_lock(&self->lock);
 		self->raw_written = offset;
 		g_mutex_unlock(&self->lock);
+		if (paced)
+			g_usleep(1000);
 	}
 	return TRUE;
 }
 
 static void
-http_servers_raw_big(HttpServers *self, GSocket *client, guint64 size)
+http_servers_raw_big(HttpServers *self, GSocket *client, guint64 size, gboolean paced)
 {
-	if (http_servers_raw_big_send(self, client, size))
+	if (http_servers_raw_big_send(self, client, size, paced))
 		return;
 	g_mutex_lock(&self->lock);
 	self->raw_aborted = TRUE;
@@ -302,7 +308,9 @@ http_servers_raw_serve(HttpServers *self, GSocket *client)
 		g_mutex_unlock(&self->lock);
 		http_servers_raw_send(self, client, "world", 5);
 	} else if (path != NULL && g_str_has_prefix(path, "/big/")) {
-		http_servers_raw_big(self, client, g_ascii_strtoull(path + 5, NULL, 10));
+		http_servers_raw_big(self, client, g_ascii_strtoull(path + 5, NULL, 10), FALSE);
+	} else if (path != NULL && g_str_has_prefix(path, "/paced/")) {
+		http_servers_raw_big(self, client, g_ascii_strtoull(path + 7, NULL, 10), TRUE);
 	}
 }
 
