@@ -19,6 +19,11 @@ script (sendfile from a file in the temporary directory):
   tunnels  one process opens M CONNECT tunnels and holds them: the server's
            memory per open tunnel
 
+The target is a process of its own: in this one its threads would wait for
+the interpreter's lock while the JSON-RPC client reads the servers'
+notifications (network/policyDecision, one per request), which put the
+client's work into the latency measured.
+
 Throughput is the curl's speed; the server's CPU (user + system from
 /proc/PID/stat) is measured around each transfer and reported per MB. The
 servers alternate workload by workload, --reps times; medians are printed,
@@ -309,7 +314,24 @@ time.sleep(30)
 '''
 
 
+def serve_target(path, size):
+    """The target's own process: prints its port, serves until stdin closes."""
+    server = make_target(path, size)
+    print(server.server_address[1], flush=True)
+    sys.stdin.read()
+    server.shutdown()
+
+
+def start_target(path, size):
+    proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve-target",
+                             path, str(size)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
+    return proc, int(proc.stdout.readline())
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve-target":
+        return serve_target(sys.argv[2], int(sys.argv[3]))
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--size", type=int, default=500, help="MB per transfer")
@@ -339,8 +361,15 @@ def run(args, only, tmp):
         for _ in range(args.size):
             f.write(block)
     size = args.size << 20
-    target = make_target(path, size)
-    tport = target.server_address[1]
+    target, tport = start_target(path, size)
+    try:
+        measure(args, only, tmp, path, tport)
+    finally:
+        target.stdin.close()
+        target.wait()
+
+
+def measure(args, only, tmp, path, tport):
     home = os.path.join(tmp, "home")
     os.mkdir(home)
     if args.sandbox:
@@ -430,7 +459,6 @@ def run(args, only, tmp):
         ours = statistics.median(by.get("execserverd", [0]))
         ratio = ours / ref if ref else float("nan")
         print(f"{key:32} {ref:12.1f} {ours:12.1f} {ratio:8.2f}")
-    target.shutdown()
 
 
 if __name__ == "__main__":
