@@ -45,6 +45,8 @@ erpc_launch_close_fds(ErpcLaunch *self);
 void
 erpc_launch_set_pid(ErpcLaunch *self, GPid pid);
 void
+erpc_launch_exiting(ErpcLaunch *self);
+void
 erpc_launch_exited(ErpcLaunch *self, gint exit_code);
 void
 erpc_launch_closed(ErpcLaunch *self);

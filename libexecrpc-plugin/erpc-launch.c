@@ -891,6 +891,25 @@ erpc_launch_close_fds(ErpcLaunch *self)
 }
 
 /**
+ * erpc_launch_exiting:
+ * @self: a #ErpcLaunch
+ *
+ * Tells the hooks that take part that `process/exited` is about to be sent.
+ */
+void
+erpc_launch_exiting(ErpcLaunch *self)
+{
+	g_return_if_fail(ERPC_IS_LAUNCH(self));
+	if (self->exited || self->closed)
+		return;
+	for (guint i = 0; i < self->hooks->len; i++) {
+		ErpcLaunchHook *hook = g_ptr_array_index(self->hooks, i);
+		if (ERPC_LAUNCH_HOOK_GET_IFACE(hook)->exiting != NULL)
+			ERPC_LAUNCH_HOOK_GET_IFACE(hook)->exiting(hook, self);
+	}
+}
+
+/**
  * erpc_launch_exited:
  * @self: a #ErpcLaunch
  * @exit_code: as `process/exited` reports it

@@ -56,8 +56,11 @@ G_DECLARE_INTERFACE(ErpcLaunchHook, erpc_launch_hook, ERPC, LAUNCH_HOOK, GObject
  *   erpc_call_return_error() maps it. The daemon cancels @cancellable when
  *   the session goes during the preparation.
  * @prepare_finish: (nullable): finishes @prepare_async
+ * @exiting: (nullable): the command has exited and `process/exited` is
+ *   about to be sent: what a hook still has to tell the client about the
+ *   process (a notification it held back) goes out now, and so before it
  * @exited: (nullable): the command exited with @exit_code (a negative
- *   signal number when killed), as `process/exited` says
+ *   signal number when killed), as `process/exited` says; it has been sent
  * @closed: (nullable): the launch is over: its process closed, or it never
  *   ran (a later check, a hook or the spawn failed, or the session ended).
  *   Called once, for every hook that took part; release what the launch
@@ -83,8 +86,9 @@ struct _ErpcLaunchHookInterface {
 	gboolean (*prepare_finish)(ErpcLaunchHook *self, GAsyncResult *result, GError **error);
 	void (*exited)(ErpcLaunchHook *self, ErpcLaunch *launch, gint exit_code);
 	void (*closed)(ErpcLaunchHook *self, ErpcLaunch *launch);
+	void (*exiting)(ErpcLaunchHook *self, ErpcLaunch *launch);
 	/*< private >*/
-	gpointer padding[8];
+	gpointer padding[7];
 };
 
 const gchar *

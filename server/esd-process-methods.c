@@ -806,6 +806,12 @@ typedef struct {
 } EsdLaunchWatch;
 
 static void
+esd_process_methods_launch_exiting_cb(EsdProcess *process, EsdLaunchWatch *watch)
+{
+	erpc_launch_exiting(watch->launch);
+}
+
+static void
 esd_process_methods_launch_exited_cb(EsdProcess *process, gint exit_code, EsdLaunchWatch *watch)
 {
 	erpc_launch_exited(watch->launch, exit_code);
@@ -837,6 +843,10 @@ esd_process_methods_watch_launch(EsdStartJob *job)
 
 	watch->launch = g_object_ref(job->launch);
 	watch->cancellable = g_object_ref(job->cancellable);
+	g_signal_connect(job->process,
+			 "exiting",
+			 G_CALLBACK(esd_process_methods_launch_exiting_cb),
+			 watch);
 	g_signal_connect(job->process,
 			 "exited",
 			 G_CALLBACK(esd_process_methods_launch_exited_cb),

@@ -143,7 +143,7 @@ struct _EsdProcess {
 
 G_DEFINE_TYPE(EsdProcess, esd_process, G_TYPE_OBJECT)
 
-enum { SIGNAL_STARTED, SIGNAL_EXITED, SIGNAL_CLOSED, SIGNAL_LAST };
+enum { SIGNAL_STARTED, SIGNAL_EXITING, SIGNAL_EXITED, SIGNAL_CLOSED, SIGNAL_LAST };
 static guint esd_process_signals[SIGNAL_LAST] = {0};
 
 static void
@@ -654,6 +654,8 @@ esd_process_set_exited(EsdProcess *self, gint status)
 				     self->sandbox_denied);
 	if (self->sandbox_denied)
 		esd_telemetry_sandbox_denied(&subject, "exit");
+	/* what the launch's hooks held back about the command goes before its exit */
+	g_signal_emit(self, esd_process_signals[SIGNAL_EXITING], 0);
 	message = esd_process_notification_start(self, "process/exited", 0, &writer);
 	erpc_json_writer_member_uint(&writer, "seq", self->exit_seq);
 	erpc_json_writer_member_int(&writer, "exitCode", exit_code);
@@ -1223,6 +1225,15 @@ esd_process_class_init(EsdProcessClass *klass)
 							   G_TYPE_NONE,
 							   1,
 							   G_TYPE_ERROR);
+	esd_process_signals[SIGNAL_EXITING] = g_signal_new("exiting",
+							   G_TYPE_FROM_CLASS(klass),
+							   G_SIGNAL_RUN_LAST,
+							   0,
+							   NULL,
+							   NULL,
+							   NULL,
+							   G_TYPE_NONE,
+							   0);
 	esd_process_signals[SIGNAL_EXITED] = g_signal_new("exited",
 							  G_TYPE_FROM_CLASS(klass),
 							  G_SIGNAL_RUN_LAST,

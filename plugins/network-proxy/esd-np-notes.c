@@ -17,8 +17,8 @@
  *
  * Waking the main context for each one put its work, and the client's
  * reading of the notification, into the request the decision is about: on
- * a small machine that was two thirds of the latency a small request added
- * (215 µs with a wake-up per decision, 95 with one per 2 ms, 50 per 10 ms).
+ * a 2-core machine a small request added 137 µs that way, 84 with this
+ * queue (scripts/bench-network-proxy.py --only latency).
  * So a thread queues its note without waking anybody, and the first note
  * into an empty queue arms a timer: the main context sends what has queued
  * once it fires, ESD_NP_NOTES_DELAY_MS later, in one go. A full queue arms it

@@ -21,6 +21,7 @@
 
 struct _EsdNpPlugin {
 	ErpcPlugin parent_instance;
+	EsdNpNotes *notes; /* every proxy's decisions, once set up */
 };
 
 static void
@@ -194,7 +195,7 @@ esd_np_plugin_prepare_async(ErpcLaunchHook *hook,
 	g_autoptr(GError) error = NULL;
 	EsdNpConfig *config = g_steal_pointer(&data->config);
 
-	data->proxy = esd_np_proxy_new(config, launch, &error);
+	data->proxy = esd_np_proxy_new(config, launch, ESD_NP_PLUGIN(hook)->notes, &error);
 	if (data->proxy == NULL) {
 		g_task_return_new_error(task,
 					ERPC_ERROR,
@@ -224,6 +225,13 @@ esd_np_plugin_prepare_finish(ErpcLaunchHook *hook, GAsyncResult *result, GError 
 	return g_task_propagate_boolean(G_TASK(result), error);
 }
 
+/* the decisions queued so far go out before the exit is reported */
+static void
+esd_np_plugin_exiting(ErpcLaunchHook *hook, ErpcLaunch *launch)
+{
+	esd_np_notes_flush(ESD_NP_PLUGIN(hook)->notes);
+}
+
 static void
 esd_np_plugin_closed(ErpcLaunchHook *hook, ErpcLaunch *launch)
 {
@@ -242,18 +250,36 @@ esd_np_plugin_hook_init(ErpcLaunchHookInterface *iface)
 	iface->claim = esd_np_plugin_claim;
 	iface->prepare_async = esd_np_plugin_prepare_async;
 	iface->prepare_finish = esd_np_plugin_prepare_finish;
+	iface->exiting = esd_np_plugin_exiting;
 	iface->closed = esd_np_plugin_closed;
 }
 
 static gboolean
 esd_np_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 {
+	EsdNpPlugin *self = ESD_NP_PLUGIN(plugin);
+
+	self->notes = esd_np_notes_new(g_main_context_get_thread_default(),
+				       esd_np_proxy_deliver_note,
+				       esd_np_proxy_free_note,
+				       error);
+	if (self->notes == NULL)
+		return FALSE;
 	if (!erpc_registry_add_capability(registry, "networkProxyLaunch", 1, error) ||
 	    !erpc_registry_add_capability(registry, "networkProxyReviewDomains", 1, error))
 		return FALSE;
 	return erpc_context_add_launch_hook(erpc_registry_get_context(registry),
 					    ERPC_LAUNCH_HOOK(plugin),
 					    error);
+}
+
+static void
+esd_np_plugin_finalize(GObject *object)
+{
+	EsdNpPlugin *self = ESD_NP_PLUGIN(object);
+
+	g_clear_pointer(&self->notes, esd_np_notes_unref);
+	G_OBJECT_CLASS(esd_np_plugin_parent_class)->finalize(object);
 }
 
 static void
@@ -264,6 +290,7 @@ esd_np_plugin_init(EsdNpPlugin *self)
 static void
 esd_np_plugin_class_init(EsdNpPluginClass *klass)
 {
+	G_OBJECT_CLASS(klass)->finalize = esd_np_plugin_finalize;
 	ERPC_PLUGIN_CLASS(klass)->setup = esd_np_plugin_setup;
 }
 

@@ -111,6 +111,7 @@ struct _EsdNpProxy {
 	EsdNpPeerCache *peers; /* the tree's process that held the last client socket */
 	gchar *process_id;
 	GMainContext *main_context;
+	EsdNpNotes *notes;   /* the plugin's: the decisions on their way to the client */
 	EsdNpListen *listen; /* NULL once stopped */
 	GCancellable *cancellable;
 	gboolean holds_pollfd; /* the cancellable's descriptor, made once for every wait */
@@ -216,14 +217,27 @@ esd_np_note_free(gpointer data)
 	g_free(note);
 }
 
-static gboolean
-esd_np_proxy_notify_cb(gpointer data)
+/**
+ * esd_np_proxy_deliver_note:
+ * @data: a note of a proxy's
+ * @unused: %NULL
+ *
+ * Sends the note, unless its proxy has stopped: the #GFunc of the plugin's
+ * #EsdNpNotes, whose #GDestroyNotify is esd_np_proxy_free_note().
+ */
+void
+esd_np_proxy_deliver_note(gpointer data, gpointer unused)
 {
 	EsdNpNote *note = data;
 
 	if (note->proxy->session != NULL)
 		erpc_session_notify(note->proxy->session, "network/policyDecision", note->params);
-	return G_SOURCE_REMOVE;
+}
+
+void
+esd_np_proxy_free_note(gpointer data)
+{
+	esd_np_note_free(data);
 }
 
 /* a question to the client, waited for by a connection thread */
@@ -267,6 +281,8 @@ esd_np_proxy_ask_cb(gpointer data)
 		esd_np_ask_finish(ask, NULL);
 		return G_SOURCE_REMOVE;
 	}
+	/* the decisions made before go before the question */
+	esd_np_notes_flush(self->notes);
 	/* the reference waits five seconds past the timeout, and honours a late answer */
 	erpc_session_request_async(
 	    self->session,
@@ -382,20 +398,14 @@ esd_np_proxy_note_new(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVe
 	return note;
 }
 
+/*
+ * queued before the client gets its answer, so before the process can exit:
+ * the plugin flushes the queue before the exit is reported (esd-np-notes.c)
+ */
 static void
 esd_np_proxy_note_post(EsdNpProxy *self, EsdNpNote *note)
 {
-	/*
-	 * queued before the client gets its answer, so before the process can
-	 * exit; above the default priority, so that it is sent before the
-	 * process's own events (its exit, its close) even when the main context
-	 * sees both in one iteration
-	 */
-	g_main_context_invoke_full(self->main_context,
-				   G_PRIORITY_HIGH,
-				   esd_np_proxy_notify_cb,
-				   note,
-				   esd_np_note_free);
+	esd_np_notes_post(self->notes, note);
 }
 
 static void
@@ -405,10 +415,10 @@ esd_np_proxy_notify(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVerd
 }
 
 /*
- * sends the allow that esd_np_proxy_decide() left pending in @verdict. A
- * connection thread sends it once the request is on its way upstream, and
- * before any of the answer can reach the client: waking the main context
- * then overlaps with the upstream's work instead of delaying the dial
+ * queues the allow that esd_np_proxy_decide() left pending in @verdict. A
+ * connection thread queues it once the request is on its way upstream, off
+ * the dial's path, and before any of the answer can reach the client, so
+ * before the process can exit
  */
 static void
 esd_np_proxy_flush(EsdNpProxy *self, EsdNpVerdict *verdict)
@@ -1421,6 +1431,7 @@ esd_np_proxy_bind_loopback(guint16 *port, GError **error)
  * @config: (transfer full): the launch's configuration
  * @launch: the launch the proxy serves: its session, process id and, once
  *   spawned, the process tree allowed to connect
+ * @notes: the queue its decisions go to the client through
  * @error: why no listener could be opened
  *
  * Opens the listener on a free loopback port and starts serving. @launch
@@ -1429,7 +1440,7 @@ esd_np_proxy_bind_loopback(guint16 *port, GError **error)
  * Returns: (transfer full) (nullable): the proxy
  */
 EsdNpProxy *
-esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
+esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, EsdNpNotes *notes, GError **error)
 {
 	g_autoptr(EsdNpProxy) self = g_object_new(ESD_TYPE_NP_PROXY, NULL);
 	gint http_fd;
@@ -1440,6 +1451,7 @@ esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error)
 	self->launch = launch;
 	self->process_id = g_strdup(erpc_launch_get_process_id(launch));
 	self->main_context = g_main_context_ref_thread_default();
+	self->notes = esd_np_notes_ref(notes);
 	if (config->allow_upstream_proxy) {
 		static const gchar *const http[] = {"http_proxy",
 						    "HTTP_PROXY",
@@ -1577,6 +1589,8 @@ esd_np_proxy_stop(EsdNpProxy *self)
 		esd_np_listen_stop(self->listen);
 		g_clear_pointer(&self->listen, esd_np_listen_unref);
 	}
+	/* the decisions made until now still go out; none after */
+	esd_np_notes_flush(self->notes);
 	g_clear_object(&self->session);
 	self->launch = NULL;
 }
@@ -1597,6 +1611,7 @@ esd_np_proxy_finalize(GObject *object)
 		g_cancellable_release_fd(self->cancellable);
 	g_clear_object(&self->cancellable);
 	g_clear_pointer(&self->main_context, g_main_context_unref);
+	g_clear_pointer(&self->notes, esd_np_notes_unref);
 	g_clear_pointer(&self->config, esd_np_config_free);
 	g_clear_pointer(&self->peers, esd_np_peer_cache_free);
 	g_clear_pointer(&self->upstream_http, esd_np_upstream_free);

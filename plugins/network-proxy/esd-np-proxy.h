@@ -5,6 +5,7 @@
 #include <execrpc-plugin.h>
 
 #include "esd-np-config.h"
+#include "esd-np-notes.h"
 
 G_BEGIN_DECLS
 
@@ -12,7 +13,7 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(EsdNpProxy, esd_np_proxy, ESD, NP_PROXY, GObject)
 
 EsdNpProxy *
-esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, GError **error);
+esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, EsdNpNotes *notes, GError **error);
 guint16
 esd_np_proxy_get_port(EsdNpProxy *self);
 guint16
@@ -21,5 +22,9 @@ void
 esd_np_proxy_attach_channel(EsdNpProxy *self, gint fd);
 void
 esd_np_proxy_stop(EsdNpProxy *self);
+void
+esd_np_proxy_deliver_note(gpointer data, gpointer unused);
+void
+esd_np_proxy_free_note(gpointer data);
 
 G_END_DECLS

@@ -232,11 +232,13 @@ test_unclaimed_member(Fixture *fx, gconstpointer user_data)
 	fixture_assert_result(fx, "test/events", "null", "{\"events\":[]}");
 }
 
-/* environment overlay, an inherited descriptor, then exited and closed */
+/* environment overlay, an inherited descriptor, then exiting, exited and closed */
 static void
 test_env_and_fd(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *out = NULL;
+	gint exiting = -1;
+	gint exited = -1;
 
 	fixture_start(fx,
 		      "p1",
@@ -245,10 +247,20 @@ test_env_and_fd(Fixture *fx, gconstpointer user_data)
 		      "\"unset\":[\"ESD_B\"],\"fdText\":\"through the pipe\"}");
 	out = fixture_output(fx, "p1");
 	g_assert_cmpstr(out, ==, "a unset /bin\nthrough the pipe");
+	/* what the hook sends at exiting comes before process/exited */
+	for (guint i = 0; i < fx->notes->len; i++) {
+		if (note_matches(g_ptr_array_index(fx->notes, i), "test/exiting", "p1"))
+			exiting = (gint)i;
+		if (note_matches(g_ptr_array_index(fx->notes, i), "process/exited", "p1"))
+			exited = (gint)i;
+	}
+	g_assert_cmpint(exiting, >=, 0);
+	g_assert_cmpint(exiting, <, exited);
 	fixture_assert_result(fx,
 			      "test/events",
 			      "null",
-			      "{\"events\":[{\"event\":\"exited\",\"processId\":\"p1\","
+			      "{\"events\":[{\"event\":\"exiting\",\"processId\":\"p1\"},"
+			      "{\"event\":\"exited\",\"processId\":\"p1\","
 			      "\"exitCode\":3},{\"event\":\"closed\",\"processId\":\"p1\"}]}");
 }
 

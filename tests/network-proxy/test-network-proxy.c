@@ -422,16 +422,22 @@ fixture_output(Fixture *fx, const gchar *process_id)
 	return g_string_free(g_steal_pointer(&out), FALSE);
 }
 
-/* the policy decisions of @process_id, in order */
+/* the policy decisions of @process_id, in order; each came before its process/exited */
 static GPtrArray *
 fixture_decisions(Fixture *fx, const gchar *process_id)
 {
 	GPtrArray *out = g_ptr_array_new();
+	gboolean exited = FALSE;
 
 	for (guint i = 0; i < fx->notes->len; i++) {
 		JsonNode *note = g_ptr_array_index(fx->notes, i);
-		if (note_matches(note, "network/policyDecision", process_id))
-			g_ptr_array_add(out, esd_test_json_get(note, "params"));
+		if (note_matches(note, "process/exited", process_id))
+			exited = TRUE;
+		if (!note_matches(note, "network/policyDecision", process_id))
+			continue;
+		if (exited)
+			g_error("%s: a network/policyDecision after process/exited", process_id);
+		g_ptr_array_add(out, esd_test_json_get(note, "params"));
 	}
 	return out;
 }

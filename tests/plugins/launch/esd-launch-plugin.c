@@ -27,9 +27,11 @@
  * answers {"answer": A} when the client's result is {"answer": A (string)};
  * any other failure is -32603 with data.kind detached, closed, timedOut,
  * remote, cancelled or malformed. `test/notify` {method, delayMs} notifies
- * the session after the delay. What happened outside a request (exited,
- * closed, the outcome of an ask or a notification) is kept as events,
- * returned and cleared by `test/events`.
+ * the session after the delay. What happened outside a request (exiting,
+ * exited, closed, the outcome of an ask or a notification) is kept as
+ * events, returned and cleared by `test/events`; at exiting it also sends
+ * `test/exiting` {processId}, which must reach the client before
+ * `process/exited`.
  */
 
 #define ESD_TYPE_LAUNCH_PLUGIN (esd_launch_plugin_get_type())
@@ -288,6 +290,22 @@ esd_launch_plugin_prepare_finish(ErpcLaunchHook *hook, GAsyncResult *result, GEr
 }
 
 static void
+esd_launch_plugin_exiting(ErpcLaunchHook *hook, ErpcLaunch *launch)
+{
+	g_autoptr(JsonNode) params = json_node_init_object(json_node_alloc(), json_object_new());
+
+	json_object_set_string_member(json_node_get_object(params),
+				      "processId",
+				      erpc_launch_get_process_id(launch));
+	erpc_session_notify(erpc_launch_get_session(launch), "test/exiting", params);
+	esd_launch_plugin_event(ESD_LAUNCH_PLUGIN(hook),
+				"exiting",
+				erpc_launch_get_process_id(launch),
+				NULL,
+				NULL);
+}
+
+static void
 esd_launch_plugin_exited(ErpcLaunchHook *hook, ErpcLaunch *launch, gint exit_code)
 {
 	esd_launch_plugin_event(ESD_LAUNCH_PLUGIN(hook),
@@ -314,6 +332,7 @@ esd_launch_plugin_hook_init(ErpcLaunchHookInterface *iface)
 	iface->claim = esd_launch_plugin_claim;
 	iface->prepare_async = esd_launch_plugin_prepare_async;
 	iface->prepare_finish = esd_launch_plugin_prepare_finish;
+	iface->exiting = esd_launch_plugin_exiting;
 	iface->exited = esd_launch_plugin_exited;
 	iface->closed = esd_launch_plugin_closed;
 }
