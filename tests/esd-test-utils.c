@@ -1396,8 +1396,18 @@ esd_test_daemon_read_url(EsdTestDaemon *self)
 	g_autofree gchar *port = NULL;
 	guint64 value = 0;
 
-	if (line == NULL)
-		g_error("%s exited before printing its URL", self->name);
+	if (line == NULL) {
+		gint64 deadline = g_get_monotonic_time() + G_USEC_PER_SEC;
+
+		/* what it wrote says why: read on until it has been reaped, 1 s at most */
+		while (!self->exited && g_get_monotonic_time() < deadline)
+			esd_test_iterate(50);
+		for (guint i = 0; i < 4; i++)
+			esd_test_iterate(10);
+		g_error("%s exited before printing its URL; its stderr:\n%s",
+			self->name,
+			esd_test_daemon_get_stderr(self));
+	}
 	if (!g_regex_match(regex, line, 0, &match))
 		g_error("first stdout line is not the ws URL: \"%s\"", line);
 	port = g_match_info_fetch(match, 1);
