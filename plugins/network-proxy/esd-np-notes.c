@@ -141,16 +141,14 @@ esd_np_notes_unref(EsdNpNotes *self)
 void
 esd_np_notes_post(EsdNpNotes *self, gpointer note)
 {
-	guint length;
-
 	g_mutex_lock(&self->lock);
 	g_queue_push_tail(&self->queue, note);
-	length = self->queue.length;
-	g_mutex_unlock(&self->lock);
-	if (length == 1)
+	/* armed under the lock, so that the first note's arming cannot undo the full queue's */
+	if (self->queue.length == 1)
 		esd_np_notes_arm(self, ESD_NP_NOTES_DELAY_MS * G_GINT64_CONSTANT(1000000));
-	else if (length == ESD_NP_NOTES_MAX)
+	else if (self->queue.length == ESD_NP_NOTES_MAX)
 		esd_np_notes_arm(self, 1);
+	g_mutex_unlock(&self->lock);
 }
 
 /**
