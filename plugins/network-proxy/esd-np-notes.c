@@ -24,8 +24,9 @@
  * once it fires, ESD_NP_NOTES_DELAY_MS later, in one go. A full queue arms it
  * to fire at once. The plugin flushes the queue itself where order matters:
  * before a process's exit is reported, before a question to the client, and
- * when a proxy stops, so that a client has every decision about a process
- * before its process/closed.
+ * when a proxy stops, so that a client has every decision its command made
+ * before its process/exited; the proxy sends those made after at once
+ * (esd_np_proxy_exiting()).
  */
 
 #define ESD_NP_NOTES_DELAY_MS 5

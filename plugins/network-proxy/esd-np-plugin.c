@@ -229,7 +229,10 @@ esd_np_plugin_prepare_finish(ErpcLaunchHook *hook, GAsyncResult *result, GError 
 static void
 esd_np_plugin_exiting(ErpcLaunchHook *hook, ErpcLaunch *launch)
 {
-	esd_np_notes_flush(ESD_NP_PLUGIN(hook)->notes);
+	EsdNpLaunch *data = erpc_launch_get_hook_data(launch, hook);
+
+	if (data != NULL && data->proxy != NULL)
+		esd_np_proxy_exiting(data->proxy);
 }
 
 static void

@@ -119,6 +119,7 @@ struct _EsdNpProxy {
 	guint16 port;
 	guint16 socks_port;    /* 0 without enableSocks5 */
 	gint udp_associations; /* atomic */
+	gint exited;	       /* atomic: the command has exited, its decisions are not queued */
 	gint channel_fd;       /* the managed network's, or -1 */
 	guint channel_source;
 	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
@@ -398,14 +399,32 @@ esd_np_proxy_note_new(EsdNpProxy *self, const EsdNpTarget *target, const EsdNpVe
 	return note;
 }
 
+static gboolean
+esd_np_proxy_deliver_cb(gpointer data)
+{
+	esd_np_proxy_deliver_note(data, NULL);
+	return G_SOURCE_REMOVE;
+}
+
 /*
  * queued before the client gets its answer, so before the process can exit:
- * the plugin flushes the queue before the exit is reported (esd-np-notes.c)
+ * the plugin flushes the queue before the exit is reported (esd-np-notes.c).
+ * Once the command has exited, what is left of its tree (a child it left
+ * running) can close the process at any time: its decisions then go to the
+ * main context at once, above the default priority, before the close
  */
 static void
 esd_np_proxy_note_post(EsdNpProxy *self, EsdNpNote *note)
 {
-	esd_np_notes_post(self->notes, note);
+	if (!g_atomic_int_get(&self->exited)) {
+		esd_np_notes_post(self->notes, note);
+		return;
+	}
+	g_main_context_invoke_full(self->main_context,
+				   G_PRIORITY_HIGH,
+				   esd_np_proxy_deliver_cb,
+				   note,
+				   esd_np_note_free);
 }
 
 static void
@@ -1563,6 +1582,21 @@ guint16
 esd_np_proxy_get_socks_port(EsdNpProxy *self)
 {
 	return self->socks_port;
+}
+
+/**
+ * esd_np_proxy_exiting:
+ * @self: the proxy
+ *
+ * The command has exited and `process/exited` is about to be sent: the
+ * queued decisions go out now, and later ones without waiting in the queue.
+ * Main context only.
+ */
+void
+esd_np_proxy_exiting(EsdNpProxy *self)
+{
+	g_atomic_int_set(&self->exited, TRUE);
+	esd_np_notes_flush(self->notes);
 }
 
 /**

@@ -21,6 +21,8 @@ esd_np_proxy_get_socks_port(EsdNpProxy *self);
 void
 esd_np_proxy_attach_channel(EsdNpProxy *self, gint fd);
 void
+esd_np_proxy_exiting(EsdNpProxy *self);
+void
 esd_np_proxy_stop(EsdNpProxy *self);
 void
 esd_np_proxy_deliver_note(gpointer data, gpointer unused);

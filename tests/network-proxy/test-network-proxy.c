@@ -786,6 +786,42 @@ test_allowed(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpstr(out_refused, ==, "upstream failure\ncode=502 exit=0\n");
 }
 
+/*
+ * what a command leaves running is still served after it exited, and its
+ * decision reaches the client before the process closes (it holds the
+ * output pipe, so the close waits for it)
+ */
+static void
+test_after_exit(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/late", fx->target.port);
+	g_autofree gchar *request = curl(args);
+	g_autofree gchar *script = g_strdup_printf("(sleep 0.3; %s) & exit 0", request);
+	g_autofree gchar *out = NULL;
+	gint exited = -1;
+	gint decision = -1;
+	gint closed = -1;
+
+	if (fixture_skip(fx))
+		return;
+	fixture_start(fx, "late", script, member);
+	out = fixture_output(fx, "late");
+	g_assert_cmpstr(out, ==, "target GET /late\ncode=200 exit=0\n");
+	for (guint i = 0; i < fx->notes->len; i++) {
+		JsonNode *note = g_ptr_array_index(fx->notes, i);
+		if (note_matches(note, "process/exited", "late"))
+			exited = (gint)i;
+		else if (note_matches(note, "network/policyDecision", "late"))
+			decision = (gint)i;
+		else if (note_matches(note, "process/closed", "late"))
+			closed = (gint)i;
+	}
+	g_assert_cmpint(exited, >=, 0);
+	g_assert_cmpint(decision, >, exited);
+	g_assert_cmpint(decision, <, closed);
+}
+
 /* a local destination nobody allowed: 403 with the reference's body */
 static void
 test_blocked_local(Fixture *fx, gconstpointer user_data)
@@ -3106,6 +3142,7 @@ main(int argc, char **argv)
 		ADD("invalid", test_invalid);
 		ADD("env", test_env);
 		ADD("allowed", test_allowed);
+		ADD("after-exit", test_after_exit);
 		ADD("blocked-local", test_blocked_local);
 		ADD("patterns", test_patterns);
 		ADD("resolves-local", test_resolves_local);
