@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "esd-np-config.h"
+#include "esd-np-creds.h"
 #include "esd-np-policy.h"
 
 /*
  * `process/start.networkProxy` (RemoteNetworkProxyLaunchConfig), checked
  * with the reference's messages. What this proxy does not do (transparent
- * TCP, credential masking) is refused rather than silently ignored; its
- * capability flags are false.
+ * TCP) is refused rather than silently ignored; its capability flag is
+ * false.
  */
 
 #define ESD_NP_INVALID "invalid network proxy config: "
@@ -208,7 +209,6 @@ static gboolean
 esd_np_config_check_unsupported(JsonObject *proxy, gboolean sandboxed, GError **error)
 {
 	gboolean flag = FALSE;
-	JsonNode *node;
 
 	if (!esd_np_config_optional_flag(proxy, "transparentTcp", &flag, error))
 		return FALSE;
@@ -217,17 +217,6 @@ esd_np_config_check_unsupported(JsonObject *proxy, gboolean sandboxed, GError **
 		    error,
 		    sandboxed ? ESD_NP_INVALID "transparent TCP is not supported"
 			      : "transparent TCP requires a managed Linux sandbox");
-	if (!esd_np_config_optional_flag(proxy, "credentialMasking", &flag, error))
-		return FALSE;
-	if (flag)
-		return esd_np_config_invalid(error,
-					     ESD_NP_INVALID "credential masking is not supported");
-	node = json_object_get_member(proxy, "credentialProviders");
-	if (node != NULL && JSON_NODE_HOLDS_OBJECT(node) &&
-	    json_object_get_size(json_node_get_object(node)) > 0)
-		return esd_np_config_invalid(error,
-					     ESD_NP_INVALID
-					     "credential providers are not supported");
 	return TRUE;
 }
 
@@ -307,7 +296,17 @@ esd_np_config_parse(JsonNode *value, gboolean sandboxed, GError **error)
 	    !esd_np_config_compile(deny, "network.denied_domains", self->deny, NULL, TRUE, error) ||
 	    !esd_np_config_compile(allow, NULL, self->allow, self->exact, TRUE, error) ||
 	    !esd_np_config_compile(review, NULL, self->review, NULL, FALSE, error) ||
-	    !esd_np_config_check_unsupported(proxy, sandboxed, error))
+	    !esd_np_config_check_unsupported(proxy, sandboxed, error) ||
+	    !esd_np_config_optional_flag(proxy,
+					 "credentialMasking",
+					 &self->credential_masking,
+					 error))
+		return NULL;
+	/* checked with masking off too: a provider that cannot work is refused */
+	self->providers =
+	    esd_np_creds_parse_providers(json_object_get_member(proxy, "credentialProviders"),
+					 error);
+	if (self->providers == NULL)
 		return NULL;
 	timeout = json_object_get_member(launch, "policyDecisionTimeoutMs");
 	if (timeout != NULL && !JSON_NODE_HOLDS_NULL(timeout)) {
@@ -395,6 +394,7 @@ esd_np_config_free(EsdNpConfig *self)
 	g_clear_pointer(&self->allow, g_ptr_array_unref);
 	g_clear_pointer(&self->deny, g_ptr_array_unref);
 	g_clear_pointer(&self->review, g_ptr_array_unref);
+	g_clear_pointer(&self->providers, g_ptr_array_unref);
 	g_clear_pointer(&self->exact, g_ptr_array_unref);
 	g_free(self);
 }

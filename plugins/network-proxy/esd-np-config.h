@@ -25,6 +25,8 @@ typedef struct {
 	GPtrArray *deny;
 	GPtrArray *review;
 	GPtrArray *exact; /* the allowed hosts named without a wildcard */
+	gboolean credential_masking;
+	GPtrArray *providers; /* credentialProviders: esd_np_creds_parse_providers() */
 } EsdNpConfig;
 
 EsdNpConfig *

@@ -22,6 +22,7 @@
 struct _EsdNpPlugin {
 	ErpcPlugin parent_instance;
 	EsdNpNotes *notes; /* every proxy's decisions, once set up */
+	EsdNpCa *ca;	   /* credential masking's authority, made on first use */
 };
 
 static void
@@ -146,6 +147,53 @@ esd_np_plugin_setenv(ErpcLaunch *launch,
 }
 
 /*
+ * credentialMasking: the launch's secrets become placeholders, and the
+ * command trusts the authority the proxy answers intercepted tunnels with,
+ * through the variables the reference sets (a bundle of the system's roots
+ * and the authority).
+ */
+static EsdNpCreds *
+esd_np_plugin_mask(EsdNpPlugin *self, ErpcLaunch *launch, EsdNpConfig *config, GError **error)
+{
+	static const gchar *const bundles[] = {"BUNDLE_SSL_CA_CERT",
+					       "CARGO_HTTP_CAINFO",
+					       "CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE",
+					       "CODEX_CA_CERTIFICATE",
+					       "CURL_CA_BUNDLE",
+					       "DENO_CERT",
+					       "GIT_SSL_CAINFO",
+					       "NODE_EXTRA_CA_CERTS",
+					       "NPM_CONFIG_CAFILE",
+					       "npm_config_cafile",
+					       "PIP_CERT",
+					       "REQUESTS_CA_BUNDLE",
+					       "SSL_CERT_FILE",
+					       NULL};
+	const gchar *bundle;
+
+	if (self->ca == NULL) {
+		g_autoptr(GError) local = NULL;
+
+		/* the user's runtime directory, else (a system daemon, no HOME) the temporary one
+		 */
+		self->ca = esd_np_ca_new(g_get_user_runtime_dir(), &local);
+		if (self->ca == NULL) {
+			g_debug("credential masking: %s", local->message);
+			self->ca = esd_np_ca_new(NULL, error);
+		}
+		if (self->ca == NULL)
+			return NULL;
+		g_info("credential masking: the proxy's authority is in %s",
+		       esd_np_ca_get_bundle(self->ca));
+	}
+	bundle = esd_np_ca_get_bundle(self->ca);
+	for (guint i = 0; bundles[i] != NULL; i++)
+		erpc_launch_setenv(launch, bundles[i], bundle);
+	erpc_launch_add_sandbox_file(launch, bundle);
+	return esd_np_creds_new(config->providers, launch);
+}
+
+/*
  * A sandbox without a network of its own reaches the proxy through its
  * managed network: listeners at the same ports on the loopback of the
  * sandbox's namespace, handed to the proxy over a socket pair of this
@@ -194,8 +242,23 @@ esd_np_plugin_prepare_async(ErpcLaunchHook *hook,
 	EsdNpLaunch *data = erpc_launch_get_hook_data(launch, hook);
 	g_autoptr(GError) error = NULL;
 	EsdNpConfig *config = g_steal_pointer(&data->config);
+	EsdNpPlugin *self = ESD_NP_PLUGIN(hook);
+	EsdNpCreds *creds = NULL;
 
-	data->proxy = esd_np_proxy_new(config, launch, ESD_NP_PLUGIN(hook)->notes, &error);
+	if (config->credential_masking) {
+		creds = esd_np_plugin_mask(self, launch, config, &error);
+		if (creds == NULL) {
+			esd_np_config_free(config);
+			g_task_return_new_error(
+			    task,
+			    ERPC_ERROR,
+			    ERPC_ERROR_INTERNAL,
+			    "failed to start the network proxy: credential masking: %s",
+			    error->message);
+			return;
+		}
+	}
+	data->proxy = esd_np_proxy_new(config, launch, self->notes, self->ca, creds, &error);
 	if (data->proxy == NULL) {
 		g_task_return_new_error(task,
 					ERPC_ERROR,
@@ -269,7 +332,9 @@ esd_np_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 	if (self->notes == NULL)
 		return FALSE;
 	if (!erpc_registry_add_capability(registry, "networkProxyLaunch", 1, error) ||
-	    !erpc_registry_add_capability(registry, "networkProxyReviewDomains", 1, error))
+	    !erpc_registry_add_capability(registry, "networkProxyReviewDomains", 1, error) ||
+	    !erpc_registry_add_capability(registry, "credentialMasking", 1, error) ||
+	    !erpc_registry_add_capability(registry, "credentialMaskingCustomProviders", 1, error))
 		return FALSE;
 	return erpc_context_add_launch_hook(erpc_registry_get_context(registry),
 					    ERPC_LAUNCH_HOOK(plugin),
@@ -282,6 +347,7 @@ esd_np_plugin_finalize(GObject *object)
 	EsdNpPlugin *self = ESD_NP_PLUGIN(object);
 
 	g_clear_pointer(&self->notes, esd_np_notes_unref);
+	g_clear_pointer(&self->ca, esd_np_ca_unref);
 	G_OBJECT_CLASS(esd_np_plugin_parent_class)->finalize(object);
 }
 

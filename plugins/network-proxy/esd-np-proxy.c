@@ -16,6 +16,7 @@
 
 #include "esd-np-io.h"
 #include "esd-np-listen.h"
+#include "esd-np-mitm.h"
 #include "esd-np-peer.h"
 #include "esd-np-policy.h"
 #include "esd-np-proxy.h"
@@ -125,6 +126,9 @@ struct _EsdNpProxy {
 	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
 	EsdNpUpstream *upstream_http;
 	EsdNpUpstream *upstream_tunnel;
+	/* with credentialMasking: the launch's secrets, and the authority to intercept with */
+	EsdNpCreds *creds;
+	EsdNpCa *ca;
 };
 
 G_DEFINE_TYPE(EsdNpProxy, esd_np_proxy, G_TYPE_OBJECT)
@@ -884,7 +888,29 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 					 self->cancel_fd,
 					 ESD_NP_PROXY_IO_TIMEOUT_MS))
 			goto out;
+		/* a secret may go there: the tunnel's requests are read to put it in */
+		if (self->creds != NULL && self->cancel_fd >= 0 &&
+		    esd_np_creds_intercepts(self->creds, target.host, target.port)) {
+			EsdNpMitmTarget mitm = {
+			    .host = target.host,
+			    .authority = request->host,
+			    .port = target.port,
+			    .cancel_fd = self->cancel_fd,
+			    .timeout_ms = ESD_NP_PROXY_IO_TIMEOUT_MS,
+			    .process_id = self->process_id,
+			};
+			esd_np_mitm_serve(self->ca, self->creds, &mitm, fd, upstream, rest);
+			goto out;
+		}
 	} else {
+		/* plain HTTP to where a secret may go over it: its placeholder is replaced */
+		if (self->creds != NULL)
+			esd_np_creds_apply(self->creds,
+					   FALSE,
+					   target.host,
+					   target.port,
+					   request->path,
+					   request->headers);
 		head = esd_np_request_forward_head(request, self->upstream_http != NULL);
 		if (self->upstream_http != NULL && self->upstream_http->authorization != NULL) {
 			/* the upstream's credentials go before the blank line */
@@ -892,6 +918,7 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 						      (gint)(strlen(head) - 2),
 						      head,
 						      self->upstream_http->authorization);
+			memset(head, 0, strlen(head));
 			g_free(head);
 			head = with;
 		}
@@ -916,6 +943,9 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 out:
 	if (upstream >= 0)
 		close(upstream);
+	/* it may hold a secret */
+	if (head != NULL)
+		memset(head, 0, strlen(head));
 	esd_np_proxy_flush(self, &verdict);
 	esd_np_target_clear(&target);
 	g_free(verdict.reason);
@@ -1459,13 +1489,20 @@ esd_np_proxy_bind_loopback(guint16 *port, GError **error)
  * Returns: (transfer full) (nullable): the proxy
  */
 EsdNpProxy *
-esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, EsdNpNotes *notes, GError **error)
+esd_np_proxy_new(EsdNpConfig *config,
+		 ErpcLaunch *launch,
+		 EsdNpNotes *notes,
+		 EsdNpCa *ca,
+		 EsdNpCreds *creds,
+		 GError **error)
 {
 	g_autoptr(EsdNpProxy) self = g_object_new(ESD_TYPE_NP_PROXY, NULL);
 	gint http_fd;
 	gint socks_fd = -1;
 
 	self->config = config;
+	self->creds = creds;
+	self->ca = ca != NULL ? esd_np_ca_ref(ca) : NULL;
 	self->session = g_object_ref(erpc_launch_get_session(launch));
 	self->launch = launch;
 	self->process_id = g_strdup(erpc_launch_get_process_id(launch));
@@ -1650,6 +1687,8 @@ esd_np_proxy_finalize(GObject *object)
 	g_clear_pointer(&self->peers, esd_np_peer_cache_free);
 	g_clear_pointer(&self->upstream_http, esd_np_upstream_free);
 	g_clear_pointer(&self->upstream_tunnel, esd_np_upstream_free);
+	g_clear_pointer(&self->creds, esd_np_creds_free);
+	g_clear_pointer(&self->ca, esd_np_ca_unref);
 	g_free(self->process_id);
 	G_OBJECT_CLASS(esd_np_proxy_parent_class)->finalize(object);
 }

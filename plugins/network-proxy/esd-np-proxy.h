@@ -4,7 +4,9 @@
 
 #include <execrpc-plugin.h>
 
+#include "esd-np-ca.h"
 #include "esd-np-config.h"
+#include "esd-np-creds.h"
 #include "esd-np-notes.h"
 
 G_BEGIN_DECLS
@@ -13,7 +15,12 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(EsdNpProxy, esd_np_proxy, ESD, NP_PROXY, GObject)
 
 EsdNpProxy *
-esd_np_proxy_new(EsdNpConfig *config, ErpcLaunch *launch, EsdNpNotes *notes, GError **error);
+esd_np_proxy_new(EsdNpConfig *config,
+		 ErpcLaunch *launch,
+		 EsdNpNotes *notes,
+		 EsdNpCa *ca,
+		 EsdNpCreds *creds,
+		 GError **error);
 guint16
 esd_np_proxy_get_port(EsdNpProxy *self);
 guint16

@@ -121,16 +121,26 @@ esd_np_request_parse_target(EsdNpRequest *self, const gchar *target)
 	return TRUE;
 }
 
-/**
- * esd_np_request_parse:
- * @data: a complete head (see esd_np_request_find_end())
- * @len: its length, through the blank line
- *
- * Returns: (transfer full) (nullable): the request, or %NULL if the head
- *   is malformed or not one a forward proxy serves
- */
-EsdNpRequest *
-esd_np_request_parse(const gchar *data, gsize len)
+/* the origin-form target of a request inside a TLS tunnel to @host:@port */
+static gboolean
+esd_np_request_parse_origin_target(EsdNpRequest *self,
+				   const gchar *target,
+				   const gchar *host,
+				   guint16 port)
+{
+	if (self->connect || target[0] != '/')
+		return FALSE;
+	self->host = g_strdup(host);
+	self->port = port;
+	self->default_port = 443;
+	self->path = g_strdup(target);
+	if (strchr(self->path, '#') != NULL)
+		*strchr(self->path, '#') = '\0';
+	return TRUE;
+}
+
+static EsdNpRequest *
+esd_np_request_parse_full(const gchar *data, gsize len, const gchar *host, guint16 port)
 {
 	g_autoptr(EsdNpRequest) self = g_new0(EsdNpRequest, 1);
 	g_autofree gchar *text = NULL;
@@ -158,7 +168,9 @@ esd_np_request_parse(const gchar *data, gsize len)
 	self->method = g_strdup(parts[0]);
 	self->version = g_strdup(parts[2]);
 	self->connect = g_str_equal(self->method, "CONNECT");
-	if (!esd_np_request_parse_target(self, parts[1]))
+	self->default_port = 80;
+	if (host != NULL ? !esd_np_request_parse_origin_target(self, parts[1], host, port)
+			 : !esd_np_request_parse_target(self, parts[1]))
 		return NULL;
 	for (guint i = 1; lines[i] != NULL; i++) {
 		const gchar *colon = strchr(lines[i], ':');
@@ -174,6 +186,39 @@ esd_np_request_parse(const gchar *data, gsize len)
 		count++;
 	}
 	return count <= ESD_NP_REQUEST_MAX_HEADERS ? g_steal_pointer(&self) : NULL;
+}
+
+/**
+ * esd_np_request_parse:
+ * @data: a complete head (see esd_np_request_find_end())
+ * @len: its length, through the blank line
+ *
+ * Returns: (transfer full) (nullable): the request, or %NULL if the head
+ *   is malformed or not one a forward proxy serves
+ */
+EsdNpRequest *
+esd_np_request_parse(const gchar *data, gsize len)
+{
+	return esd_np_request_parse_full(data, len, NULL, 0);
+}
+
+/**
+ * esd_np_request_parse_origin:
+ * @data: a complete head, read inside a TLS tunnel
+ * @len: its length, through the blank line
+ * @host: the tunnel's destination
+ * @port: its port
+ *
+ * A request as an origin server gets it: an origin-form target (`/path`),
+ * on its way to @host:@port; `Host` defaults to port 443.
+ *
+ * Returns: (transfer full) (nullable): the request, or %NULL if the head
+ *   is malformed or has another form
+ */
+EsdNpRequest *
+esd_np_request_parse_origin(const gchar *data, gsize len, const gchar *host, guint16 port)
+{
+	return esd_np_request_parse_full(data, len, host, port);
 }
 
 /**
@@ -200,7 +245,7 @@ esd_np_request_host_matches(const EsdNpRequest *self)
 
 		if (g_ascii_strcasecmp(g_ptr_array_index(self->headers, i), "host") != 0)
 			continue;
-		if (!esd_np_request_split_authority(value, 80, &host, &port))
+		if (!esd_np_request_split_authority(value, self->default_port, &host, &port))
 			return FALSE;
 		lower = g_ascii_strdown(host, -1);
 		if (!g_str_equal(lower, want) || port != self->port)
@@ -292,7 +337,7 @@ esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute)
 				       v6 ? "[" : "",
 				       self->host,
 				       v6 ? "]" : "");
-		if (self->port != 80)
+		if (self->port != self->default_port)
 			g_string_append_printf(out, ":%u", self->port);
 		g_string_append(out, "\r\n");
 	}

@@ -13,7 +13,8 @@ typedef struct {
 	gchar *method;
 	gchar *host; /* as the request names it */
 	guint16 port;
-	gchar *path; /* origin form; NULL for CONNECT */
+	guint16 default_port; /* of a `Host` without one: 80, 443 in a TLS tunnel */
+	gchar *path;	      /* origin form; NULL for CONNECT */
 	gchar *version;
 	gboolean connect;
 	GPtrArray *headers; /* name, value, name, value... */
@@ -24,6 +25,8 @@ gssize
 esd_np_request_find_end(const gchar *data, gsize len);
 EsdNpRequest *
 esd_np_request_parse(const gchar *data, gsize len);
+EsdNpRequest *
+esd_np_request_parse_origin(const gchar *data, gsize len, const gchar *host, guint16 port);
 gboolean
 esd_np_request_host_matches(const EsdNpRequest *self);
 gchar *

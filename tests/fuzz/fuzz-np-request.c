@@ -9,7 +9,8 @@
  * what the proxy relies on: a target host that is empty, a port of 0, a
  * path outside origin form, a CONNECT with a path, or a rebuilt head that
  * does not end at its one blank line (a header value that smuggles a line
- * break would start a second request the policy never saw).
+ * break would start a second request the policy never saw). The same head
+ * is also parsed as one read inside an intercepted TLS tunnel (origin form).
  */
 
 #include "config.h"
@@ -43,6 +44,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if ((gsize)end > size || memcmp(data + end - 4, "\r\n\r\n", 4) != 0)
 		fuzz_fail("the end of the head is not its blank line");
+	/* inside a tunnel: origin form only, the tunnel's host and port */
+	request = esd_np_request_parse_origin((const gchar *)data, (gsize)end, "a.test", 443);
+	if (request != NULL) {
+		g_autofree gchar *head = esd_np_request_forward_head(request, FALSE);
+		if (request->connect || request->path == NULL || request->path[0] != '/' ||
+		    !g_str_equal(request->host, "a.test") || request->port != 443)
+			fuzz_fail("an origin-form request out of shape");
+		if (strstr(head, "\r\n\r\n") == NULL || strstr(head, "\r\n\r\n")[4] != '\0')
+			fuzz_fail(
+			    "the rebuilt origin-form head does not end at its one blank line");
+		(void)esd_np_request_host_matches(request);
+		g_clear_pointer(&request, esd_np_request_free);
+	}
 	request = esd_np_request_parse((const gchar *)data, (gsize)end);
 	if (request == NULL)
 		return 0;

@@ -21,6 +21,7 @@
 
 #include <glib/gstdio.h>
 
+#include "esd-test-tls.h"
 #include "esd-test-utils.h"
 
 /*
@@ -41,6 +42,12 @@ typedef struct {
 	guint16 port;
 	GMutex lock;
 	GPtrArray *heads; /* request heads the target received */
+	/* the same over TLS, as `localhost`, with a certificate only the daemon trusts */
+	GSocketService *tls_service;
+	guint16 tls_port;
+	GTlsCertificate *certificate;
+	gchar *dir;
+	gchar *cert_path;
 } Target;
 
 typedef struct {
@@ -131,15 +138,11 @@ target_bulk(GInputStream *in, GOutputStream *out, const gchar *head, gsize head_
 	}
 }
 
-static gboolean
-target_run_cb(GThreadedSocketService *service,
-	      GSocketConnection *conn,
-	      GObject *source,
-	      gpointer user_data)
+static void
+target_handle(Target *target, GIOStream *conn)
 {
-	Target *target = user_data;
-	GInputStream *in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
-	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
+	GInputStream *in = g_io_stream_get_input_stream(conn);
+	GOutputStream *out = g_io_stream_get_output_stream(conn);
 	g_autoptr(GString) head = g_string_new(NULL);
 	g_autofree gchar *body = NULL;
 	g_autofree gchar *reply = NULL;
@@ -149,7 +152,7 @@ target_run_cb(GThreadedSocketService *service,
 		gchar buf[4096];
 		gssize n = g_input_stream_read(in, buf, sizeof(buf), NULL, NULL);
 		if (n <= 0)
-			return TRUE;
+			return;
 		g_string_append_len(head, buf, n);
 	}
 	g_mutex_lock(&target->lock);
@@ -158,13 +161,61 @@ target_run_cb(GThreadedSocketService *service,
 	words = g_strsplit(head->str, " ", 3);
 	if (words[1] != NULL && strstr(words[1], "/bulk/") != NULL) {
 		target_bulk(in, out, head->str, head->len);
-		return TRUE;
+		return;
 	}
 	body = g_strdup_printf("target %s %s", words[0], words[1] != NULL ? words[1] : "");
 	reply =
 	    g_strdup_printf("HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n\r\n%s", strlen(body), body);
 	g_output_stream_write_all(out, reply, strlen(reply), NULL, NULL, NULL);
+	g_io_stream_close(conn, NULL, NULL);
+}
+
+static gboolean
+target_run_cb(GThreadedSocketService *service,
+	      GSocketConnection *conn,
+	      GObject *source,
+	      gpointer user_data)
+{
+	target_handle(user_data, G_IO_STREAM(conn));
 	return TRUE;
+}
+
+static gboolean
+target_tls_run_cb(GThreadedSocketService *service,
+		  GSocketConnection *conn,
+		  GObject *source,
+		  gpointer user_data)
+{
+	Target *target = user_data;
+	g_autoptr(GIOStream) tls =
+	    g_tls_server_connection_new(G_IO_STREAM(conn), target->certificate, NULL);
+
+	if (tls != NULL && g_tls_connection_handshake(G_TLS_CONNECTION(tls), NULL, NULL))
+		target_handle(target, tls);
+	return TRUE;
+}
+
+static GSocketService *
+target_listen(Target *target, guint16 *port, GCallback run)
+{
+	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
+	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
+	g_autoptr(GSocketAddress) bound = NULL;
+	g_autoptr(GError) error = NULL;
+	GSocketService *service = g_threaded_socket_service_new(8);
+
+	g_socket_listener_add_address(G_SOCKET_LISTENER(service),
+				      address,
+				      G_SOCKET_TYPE_STREAM,
+				      G_SOCKET_PROTOCOL_TCP,
+				      NULL,
+				      &bound,
+				      &error);
+	g_assert_no_error(error);
+	*port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
+	g_signal_connect(service, "run", run, target);
+	g_socket_service_start(service);
+	return service;
 }
 
 static gpointer
@@ -181,29 +232,26 @@ target_thread(gpointer data)
 static void
 target_start(Target *target)
 {
-	g_autoptr(GInetAddress) loopback = g_inet_address_new_loopback(G_SOCKET_FAMILY_IPV4);
-	g_autoptr(GSocketAddress) address = g_inet_socket_address_new(loopback, 0);
-	g_autoptr(GSocketAddress) bound = NULL;
 	g_autoptr(GError) error = NULL;
+	g_autofree gchar *key_path = NULL;
 
 	g_mutex_init(&target->lock);
 	target->heads = g_ptr_array_new_with_free_func(g_free);
+	target->dir = g_dir_make_tmp("esd-test-np-XXXXXX", &error);
+	g_assert_no_error(error);
+	target->cert_path = g_build_filename(target->dir, "target.pem", NULL);
+	key_path = g_build_filename(target->dir, "target.key", NULL);
+	esd_test_make_certificate(target->cert_path, key_path);
+	target->certificate = g_tls_certificate_new_from_files(target->cert_path, key_path, &error);
+	g_assert_no_error(error);
+	g_assert_no_errno(g_unlink(key_path));
 	target->context = g_main_context_new();
 	target->loop = g_main_loop_new(target->context, FALSE);
-	/* the service accepts in the thread-default context of its creation */
+	/* the services accept in the thread-default context of their creation */
 	g_main_context_push_thread_default(target->context);
-	target->service = g_threaded_socket_service_new(8);
-	g_socket_listener_add_address(G_SOCKET_LISTENER(target->service),
-				      address,
-				      G_SOCKET_TYPE_STREAM,
-				      G_SOCKET_PROTOCOL_TCP,
-				      NULL,
-				      &bound,
-				      &error);
-	g_assert_no_error(error);
-	target->port = g_inet_socket_address_get_port(G_INET_SOCKET_ADDRESS(bound));
-	g_signal_connect(target->service, "run", G_CALLBACK(target_run_cb), target);
-	g_socket_service_start(target->service);
+	target->service = target_listen(target, &target->port, G_CALLBACK(target_run_cb));
+	target->tls_service =
+	    target_listen(target, &target->tls_port, G_CALLBACK(target_tls_run_cb));
 	g_main_context_pop_thread_default(target->context);
 	target->thread = g_thread_new("target", target_thread, target);
 }
@@ -217,6 +265,9 @@ target_stop_cb(gpointer data)
 	g_socket_service_stop(target->service);
 	g_socket_listener_close(G_SOCKET_LISTENER(target->service));
 	g_clear_object(&target->service);
+	g_socket_service_stop(target->tls_service);
+	g_socket_listener_close(G_SOCKET_LISTENER(target->tls_service));
+	g_clear_object(&target->tls_service);
 	g_main_loop_quit(target->loop);
 	return G_SOURCE_REMOVE;
 }
@@ -235,6 +286,11 @@ target_stop(Target *target)
 	g_main_context_unref(target->context);
 	g_ptr_array_unref(target->heads);
 	g_mutex_clear(&target->lock);
+	g_clear_object(&target->certificate);
+	g_assert_no_errno(g_unlink(target->cert_path));
+	g_assert_no_errno(g_rmdir(target->dir));
+	g_free(target->cert_path);
+	g_free(target->dir);
 }
 
 static guint
@@ -266,6 +322,8 @@ static void
 fixture_setup(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *curl = g_find_program_in_path("curl");
+	g_autofree gchar *cert_file = NULL;
+	const gchar *trust[2] = {NULL, NULL};
 
 	fx->notes = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
 	fx->asks = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
@@ -273,6 +331,9 @@ fixture_setup(Fixture *fx, gconstpointer user_data)
 	target_start(&fx->target);
 	if (curl == NULL)
 		return;
+	/* the daemon's trust store: the TLS target's certificate alone */
+	cert_file = g_strdup_printf("SSL_CERT_FILE=%s", fx->target.cert_path);
+	trust[0] = cert_file;
 	if (g_strcmp0(user_data, "upstream") == 0) {
 		/* the daemon's own HTTP proxy is the target, which records what reaches it */
 		g_autofree gchar *url =
@@ -285,13 +346,17 @@ fixture_setup(Fixture *fx, gconstpointer user_data)
 		fx->daemon = esd_test_daemon_new_full(args, envp, NULL, FALSE);
 		fx->peer = ESD_TEST_PEER(fx->daemon);
 	} else if (g_strcmp0(user_data, "stdio") == 0) {
-		fx->daemon = esd_test_daemon_new_stdio(NULL);
+		const gchar *args[] = {"--listen", "stdio", NULL};
+		fx->daemon = esd_test_daemon_new_full(args, trust, NULL, FALSE);
 		fx->peer = ESD_TEST_PEER(fx->daemon);
 	} else {
 		/* a vanished client's session expires after a second */
 		const gchar *grace[] = {"--session-grace", "1", NULL};
 		fx->daemon =
-		    esd_test_daemon_new_ws(g_strcmp0(user_data, "ws-grace") == 0 ? grace : NULL);
+		    esd_test_daemon_new_full(g_strcmp0(user_data, "ws-grace") == 0 ? grace : NULL,
+					     trust,
+					     NULL,
+					     TRUE);
 		fx->client = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
 		fx->peer = ESD_TEST_PEER(fx->client);
 	}
@@ -572,12 +637,12 @@ test_capability(Fixture *fx, gconstpointer user_data)
 	g_assert_nonnull(caps);
 	g_assert_true(json_node_get_boolean(esd_test_json_get(caps, "networkProxyLaunch")));
 	g_assert_true(json_node_get_boolean(esd_test_json_get(caps, "networkProxyReviewDomains")));
+	g_assert_true(json_node_get_boolean(esd_test_json_get(caps, "credentialMasking")));
+	g_assert_true(
+	    json_node_get_boolean(esd_test_json_get(caps, "credentialMaskingCustomProviders")));
 	/* what the proxy does not do is not advertised */
 	g_assert_false(
 	    json_node_get_boolean(esd_test_json_get(caps, "networkProxyTransparentTcp")));
-	g_assert_false(json_node_get_boolean(esd_test_json_get(caps, "credentialMasking")));
-	g_assert_false(
-	    json_node_get_boolean(esd_test_json_get(caps, "credentialMaskingCustomProviders")));
 }
 
 static void
@@ -635,6 +700,40 @@ test_invalid(Fixture *fx, gconstpointer user_data)
 	     "\"mode\":\"full\",\"domains\":{\"a.test\":\"allow\"},"
 	     "\"reviewDomains\":[\"c c\"]}}",
 	     "invalid network proxy config: unsupported domain pattern syntax: c c"},
+	    /* credential providers, with the reference's words where it checks them */
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":[]}}",
+	     "invalid type: sequence, expected a map"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":1}}}",
+	     "invalid type: integer `1`, expected struct CredentialProviderConfig"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"x\":1}}}}",
+	     "unknown field `x`, expected one of `env`, `patterns`, `url_prefixes`, "
+	     "`url_prefix_from_env`, `auth`, `header`, `prefix`"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"auth\":[\"nope\"]}}}}",
+	     "unknown variant `nope`, expected one of `bearer`, `token`, `basic`, `header`"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"env\":\"X\"}}}}",
+	     "invalid type: string \"X\", expected a sequence"},
+	    /* beyond the reference, which takes these and cannot use them */
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"patterns\":[\"([\"]}}}}",
+	     NULL},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"url_prefixes\":"
+	     "[\"ftp://a.test\"]}}}}",
+	     "invalid network proxy config: credential provider `v`: invalid URL prefix "
+	     "`ftp://a.test`"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"auth\":[\"header\"]}}}}",
+	     "invalid network proxy config: credential provider `v`: auth `header` requires "
+	     "`header`"},
+	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
+	     "\"mode\":\"full\",\"credentialProviders\":{\"v\":{\"auth\":[\"header\"],"
+	     "\"header\":\"a b\"}}}}",
+	     "invalid network proxy config: credential provider `v`: invalid header name `a b`"},
 	    {"\"networkProxy\":{\"proxy\":{" PROXY_FLAGS ",\"allowLocalBinding\":false,"
 	     "\"mode\":\"full\",\"domains\":{\"*\":\"deny\"}}}",
 	     "invalid network proxy config: invalid value for network.denied_domains: * "
@@ -647,6 +746,15 @@ test_invalid(Fixture *fx, gconstpointer user_data)
 		g_autofree gchar *params = start_params("bad", "true", cases[i].member);
 		g_autoptr(JsonNode) reply = fixture_call(fx, "process/start", params);
 		g_autofree gchar *id = g_strdup_printf("%u", fx->next_id - 1);
+		/* NULL: GRegex's own words, after the provider's name */
+		if (cases[i].message == NULL) {
+			g_assert_cmpint(esd_test_json_get_int(reply, "error.code"), ==, -32602);
+			g_assert_true(
+			    g_str_has_prefix(esd_test_json_get_string(reply, "error.message"),
+					     "invalid network proxy config: credential provider "
+					     "`v`: invalid pattern: "));
+			continue;
+		}
 		esd_test_peer_assert_reply_error(reply, id, -32602, cases[i].message);
 	}
 	/* nothing was left behind: the id is free */
@@ -3115,6 +3223,296 @@ test_managed_daemon_killed(Fixture *fx, gconstpointer user_data)
 	g_clear_object(&fx->daemon);
 }
 
+/* credential masking ------------------------------------------------------ */
+
+#define VENDOR_TOKEN "vendor_abcdefghijklmnopqrstuvwx"
+#define PLAIN_TOKEN  "plain-0123456789abcdefXYZ"
+#define BASIC_TOKEN  "basicsecret0123456789"
+#define GH_TOKEN     "ghp_0123456789abcdefghijABCDEFGHIJ012345"
+#define IP_TOKEN     "iptoken-0123456789abcdef"
+
+/* the head the target got for @path, or NULL */
+static gchar *
+target_head_for(Target *target, const gchar *path)
+{
+	g_autofree gchar *needle = g_strdup_printf(" %s ", path);
+	gchar *head = NULL;
+
+	g_mutex_lock(&target->lock);
+	for (guint i = 0; i < target->heads->len && head == NULL; i++) {
+		const gchar *h = g_ptr_array_index(target->heads, i);
+		const gchar *eol = strstr(h, "\r\n");
+		if (eol != NULL && g_strstr_len(h, eol - h, needle) != NULL)
+			head = g_strdup(h);
+	}
+	g_mutex_unlock(&target->lock);
+	return head;
+}
+
+/* the value of @name in @head, as the target got it */
+static gchar *
+head_value(const gchar *head, const gchar *name)
+{
+	g_autofree gchar *lower = g_ascii_strdown(head, -1);
+	g_autofree gchar *want = g_strdup_printf("\r\n%s:", name);
+	g_autofree gchar *want_lower = g_ascii_strdown(want, -1);
+	const gchar *at = strstr(lower, want_lower);
+	const gchar *value;
+
+	if (at == NULL)
+		return NULL;
+	value = head + (at - lower) + strlen(want);
+	return g_strstrip(g_strndup(value, strcspn(value, "\r")));
+}
+
+/* `NAME=value` of the command's output */
+static gchar *
+output_value(const gchar *out, const gchar *name)
+{
+	g_autofree gchar *want = g_strdup_printf("%s=", name);
+	g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+
+	for (guint i = 0; lines[i] != NULL; i++) {
+		if (g_str_has_prefix(lines[i], want))
+			return g_strdup(lines[i] + strlen(want));
+	}
+	g_error("no %s in: %s", name, out);
+}
+
+static gchar *
+masking_member(Fixture *fx, gboolean masking)
+{
+	g_autofree gchar *extra = g_strdup_printf(
+	    "\"credentialMasking\":%s,\"credentialProviders\":{"
+	    "\"vendor\":{\"env\":[\"VENDOR_TOKEN\"],\"patterns\":[\"^vendor_[a-z]{24}$\"],"
+	    "\"url_prefixes\":[\"https://localhost:%u/api\"],\"auth\":[\"bearer\"]},"
+	    "\"plain\":{\"env\":[\"PLAIN_TOKEN\"],\"url_prefixes\":[\"http://127.0.0.1:%u/plain\"],"
+	    "\"auth\":[\"header\"],\"header\":\"X-Api-Key\",\"prefix\":\"key=\"},"
+	    "\"basic\":{\"env\":[\"BASIC_TOKEN\"],\"url_prefix_from_env\":\"BASIC_URL\","
+	    "\"auth\":[\"basic\"]},"
+	    "\"nomatch\":{\"env\":[\"NOMATCH_TOKEN\"],\"patterns\":[\"^nothing$\"],"
+	    "\"url_prefixes\":[\"localhost:%u\"]},"
+	    "\"ip\":{\"env\":[\"IP_TOKEN\"],\"url_prefixes\":[\"https://127.0.0.1:%u\"]}}",
+	    masking ? "true" : "false",
+	    fx->target.tls_port,
+	    fx->target.port,
+	    fx->target.tls_port,
+	    fx->target.tls_port);
+	g_autofree gchar *proxy =
+	    proxy_member(FALSE, "full", "{\"localhost\":\"allow\",\"127.0.0.1\":\"allow\"}", NULL);
+
+	/* the flags and providers go into `proxy`, before its closing brace */
+	g_autofree gchar *head = g_strndup(proxy, g_strrstr(proxy, "}}") - proxy);
+	return g_strdup_printf("%s,%s}}", head, extra);
+}
+
+static gchar *
+masking_params(Fixture *fx, const gchar *id, const gchar *script, const gchar *member)
+{
+	g_autoptr(JsonNode) quoted = json_node_init_string(json_node_alloc(), script);
+	g_autofree gchar *text = json_to_string(quoted, FALSE);
+
+	return g_strdup_printf(
+	    "{\"processId\":\"%s\",\"argv\":[\"sh\",\"-c\",%s],\"cwd\":\"file:///\","
+	    "\"env\":{\"PATH\":\"/usr/bin:/bin\",\"VENDOR_TOKEN\":\"" VENDOR_TOKEN "\","
+	    "\"PLAIN_TOKEN\":\"" PLAIN_TOKEN "\",\"BASIC_TOKEN\":\"" BASIC_TOKEN "\","
+	    "\"BASIC_URL\":\"https://localhost:%u/basic\",\"NOMATCH_TOKEN\":\"kept-as-is\","
+	    "\"GH_TOKEN\":\"" GH_TOKEN "\",\"IP_TOKEN\":\"" IP_TOKEN "\"},\"tty\":false,%s}",
+	    id,
+	    text,
+	    fx->target.tls_port,
+	    member);
+}
+
+/* one curl per line: `LABEL CODE` */
+static gchar *
+masking_script(Fixture *fx)
+{
+	guint16 tls = fx->target.tls_port;
+	guint16 plain = fx->target.port;
+
+	return g_strdup_printf(
+	    "for v in VENDOR_TOKEN PLAIN_TOKEN BASIC_TOKEN NOMATCH_TOKEN GH_TOKEN; do "
+	    "eval echo \"$v=\\$$v\"; done; echo \"CA=$SSL_CERT_FILE\"; "
+	    "echo \"CAS=$(grep -c 'BEGIN CERTIFICATE' \"$CURL_CA_BUNDLE\")\"; "
+	    "r() { l=$1; shift; curl -s --max-time 15 -o /dev/null -w \"$l %%{http_code}\\n\" "
+	    "\"$@\"; }; "
+	    "r a -H \"Authorization: Bearer $VENDOR_TOKEN\" https://localhost:%u/api/a; "
+	    "r b -H \"Authorization: Bearer $VENDOR_TOKEN\" https://localhost:%u/apix/b; "
+	    "r c -H \"X-Other: $VENDOR_TOKEN\" https://localhost:%u/api/c; "
+	    "r d -H \"Authorization: Bearer $VENDOR_TOKEN\" http://127.0.0.1:%u/api/d; "
+	    "r e -H \"X-Api-Key: key=$PLAIN_TOKEN\" http://127.0.0.1:%u/plain/e; "
+	    "r f -H \"X-Api-Key: key=$PLAIN_TOKEN\" https://localhost:%u/plain/f; "
+	    "r g -u \"git:$BASIC_TOKEN\" https://localhost:%u/basic/g; "
+	    "r h -H \"Authorization: Bearer $VENDOR_TOKEN\" -H 'Host: other.test' "
+	    "https://localhost:%u/api/h; "
+	    "r i -H \"Authorization: Bearer $IP_TOKEN\" https://127.0.0.1:%u/i; "
+	    "r j -H \"Authorization: Bearer $GH_TOKEN\" https://localhost:%u/j",
+	    tls,
+	    tls,
+	    tls,
+	    plain,
+	    plain,
+	    tls,
+	    tls,
+	    tls,
+	    tls,
+	    tls);
+}
+
+static void
+assert_header(Target *target, const gchar *path, const gchar *name, const gchar *value)
+{
+	g_autofree gchar *head = target_head_for(target, path);
+	g_autofree gchar *got = NULL;
+
+	if (head == NULL)
+		g_error("the target got no request for %s", path);
+	got = head_value(head, name);
+	g_assert_cmpstr(got, ==, value);
+}
+
+static void
+assert_masked(Fixture *fx, const gchar *out)
+{
+	g_autofree gchar *vendor = output_value(out, "VENDOR_TOKEN");
+	g_autofree gchar *plain = output_value(out, "PLAIN_TOKEN");
+	g_autofree gchar *basic = output_value(out, "BASIC_TOKEN");
+	g_autofree gchar *nomatch = output_value(out, "NOMATCH_TOKEN");
+	g_autofree gchar *gh = output_value(out, "GH_TOKEN");
+	g_autofree gchar *ca = output_value(out, "CA");
+	g_autofree gchar *cas = output_value(out, "CAS");
+	g_autofree gchar *bearer = g_strdup_printf("Bearer %s", vendor);
+	g_autofree gchar *key = g_strdup_printf("key=%s", plain);
+	g_autofree gchar *real_basic =
+	    g_base64_encode((const guchar *)"git:" BASIC_TOKEN, strlen("git:" BASIC_TOKEN));
+	g_autofree gchar *basic_header = g_strdup_printf("Basic %s", real_basic);
+	g_autofree gchar *gh_bearer = g_strdup_printf("Bearer %s", gh);
+	const gchar *codes[] = {"a 200",
+				"b 200",
+				"c 200",
+				"d 200",
+				"e 200",
+				"f 200",
+				"g 200",
+				"h 400",
+				"i 502",
+				"j 200"};
+
+	/* placeholders of the same shape, the unmatched one left */
+	g_assert_cmpstr(vendor, !=, VENDOR_TOKEN);
+	g_assert_true(g_regex_match_simple("^vendor_[a-z]{24}$", vendor, 0, 0));
+	g_assert_cmpstr(plain, !=, PLAIN_TOKEN);
+	g_assert_cmpuint(strlen(plain), ==, strlen(PLAIN_TOKEN));
+	g_assert_true(g_str_has_prefix(plain, "plain-"));
+	g_assert_cmpstr(basic, !=, BASIC_TOKEN);
+	g_assert_cmpstr(nomatch, ==, "kept-as-is");
+	/* the built-in GitHub provider, for github.com only */
+	g_assert_cmpstr(gh, !=, GH_TOKEN);
+	g_assert_true(g_str_has_prefix(gh, "ghp_"));
+	g_assert_cmpuint(strlen(gh), ==, strlen(GH_TOKEN));
+	g_assert_true(g_str_has_suffix(ca, ".pem"));
+	/* the daemon's roots (the target's certificate) and the proxy's authority */
+	g_assert_cmpstr(cas, ==, "2");
+	for (guint i = 0; i < G_N_ELEMENTS(codes); i++) {
+		g_autofree gchar *line = g_strdup_printf("\n%s\n", codes[i]);
+		g_autofree gchar *padded = g_strdup_printf("\n%s\n", out);
+		if (strstr(padded, line) == NULL)
+			g_error("no \"%s\" in: %s", codes[i], out);
+	}
+	/* the real secret where the placeholder was, to its destination only */
+	assert_header(&fx->target, "/api/a", "Authorization", "Bearer " VENDOR_TOKEN);
+	assert_header(&fx->target, "/apix/b", "Authorization", bearer);
+	assert_header(&fx->target, "/api/c", "X-Other", vendor);
+	assert_header(&fx->target, "/api/d", "Authorization", bearer);
+	assert_header(&fx->target, "/plain/e", "X-Api-Key", "key=" PLAIN_TOKEN);
+	assert_header(&fx->target, "/plain/f", "X-Api-Key", key);
+	assert_header(&fx->target, "/basic/g", "Authorization", basic_header);
+	assert_header(&fx->target, "/j", "Authorization", gh_bearer);
+	/* a Host of another destination, and a destination whose certificate fails */
+	g_assert_null(target_head_for(&fx->target, "/api/h"));
+	g_assert_null(target_head_for(&fx->target, "/i"));
+	/* the command never saw a real secret */
+	g_assert_null(strstr(out, VENDOR_TOKEN));
+	g_assert_null(strstr(out, PLAIN_TOKEN));
+	g_assert_null(strstr(out, BASIC_TOKEN));
+	g_assert_null(strstr(out, GH_TOKEN));
+}
+
+/*
+ * credentialMasking: the command's secrets are placeholders; the proxy puts
+ * the real one where the placeholder is, in the headers its provider names,
+ * to the destinations it is bound to (HTTPS through an intercepted tunnel,
+ * plain HTTP where a prefix says http://), and nowhere else. A destination
+ * whose certificate the daemon does not trust gets nothing. Without
+ * credentialMasking the providers change nothing.
+ */
+static void
+test_masking(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *ca = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	member = masking_member(fx, TRUE);
+	script = masking_script(fx);
+	params = masking_params(fx, "m", script, member);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	out = fixture_output(fx, "m");
+	assert_masked(fx, out);
+	/* the bundle stays for the next masked process, and goes with the daemon */
+	ca = output_value(out, "CA");
+	g_assert_true(g_file_test(ca, G_FILE_TEST_IS_REGULAR));
+
+	/* off: the variables are the request's */
+	g_clear_pointer(&member, g_free);
+	g_clear_pointer(&params, g_free);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&reply, json_node_unref);
+	member = masking_member(fx, FALSE);
+	params = masking_params(fx,
+				"n",
+				"echo VENDOR_TOKEN=$VENDOR_TOKEN; echo GH_TOKEN=$GH_TOKEN; "
+				"echo CA=${SSL_CERT_FILE-unset}",
+				member);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	out = fixture_output(fx, "n");
+	g_assert_nonnull(strstr(out, "VENDOR_TOKEN=" VENDOR_TOKEN "\n"));
+	g_assert_nonnull(strstr(out, "GH_TOKEN=" GH_TOKEN "\n"));
+	g_assert_nonnull(strstr(out, "CA=unset\n"));
+}
+
+/* the same inside a sandbox whose only way out is its proxy */
+static void
+test_masking_managed(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *proxy = NULL;
+	g_autofree gchar *member = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *sandbox = sandbox_member("restricted");
+	g_autoptr(JsonNode) reply = NULL;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	proxy = masking_member(fx, TRUE);
+	member = g_strdup_printf("%s,%s", proxy, sandbox);
+	script = masking_script(fx);
+	params = masking_params(fx, "s", script, member);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_cmpstr(esd_test_json_get_string(reply, "result.sandboxType"), ==, "linuxSeccomp");
+	out = fixture_output(fx, "s");
+	assert_masked(fx, out);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -3165,6 +3563,8 @@ main(int argc, char **argv)
 		ADD("enforce", test_enforce);
 		ADD("managed-lifecycle", test_managed_lifecycle);
 		ADD("managed-udp", test_managed_udp);
+		ADD("masking", test_masking);
+		ADD("masking-managed", test_masking_managed);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
