@@ -55,6 +55,7 @@ struct _EsdNpCa {
 	gchar *bundle;
 	GMutex lock;
 	GHashTable *leaves; /* host → EsdNpCaLeaf, under lock */
+	gboolean removed;   /* the bundle, under lock */
 };
 
 typedef struct {
@@ -283,15 +284,33 @@ esd_np_ca_ref(EsdNpCa *self)
 	return self;
 }
 
+/**
+ * esd_np_ca_remove_bundle:
+ * @self: an authority
+ *
+ * Removes the bundle and its directory, once: the daemon is stopping, and
+ * the commands that used it with it. Thread-safe.
+ */
+void
+esd_np_ca_remove_bundle(EsdNpCa *self)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->lock);
+
+	if (self->removed)
+		return;
+	self->removed = TRUE;
+	if (self->bundle != NULL && g_unlink(self->bundle) != 0 && errno != ENOENT)
+		g_warning("%s: %s", self->bundle, g_strerror(errno));
+	if (self->dir != NULL && g_rmdir(self->dir) != 0)
+		g_warning("%s: %s", self->dir, g_strerror(errno));
+}
+
 void
 esd_np_ca_unref(EsdNpCa *self)
 {
 	if (self == NULL || !g_atomic_int_dec_and_test(&self->refs))
 		return;
-	if (self->bundle != NULL && g_unlink(self->bundle) != 0 && errno != ENOENT)
-		g_warning("%s: %s", self->bundle, g_strerror(errno));
-	if (self->dir != NULL && g_rmdir(self->dir) != 0)
-		g_warning("%s: %s", self->dir, g_strerror(errno));
+	esd_np_ca_remove_bundle(self);
 	g_free(self->bundle);
 	g_free(self->dir);
 	g_hash_table_unref(self->leaves);

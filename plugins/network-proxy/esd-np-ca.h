@@ -17,6 +17,8 @@ void
 esd_np_ca_unref(EsdNpCa *self);
 const gchar *
 esd_np_ca_get_bundle(EsdNpCa *self);
+void
+esd_np_ca_remove_bundle(EsdNpCa *self);
 SSL_CTX *
 esd_np_ca_server_context(EsdNpCa *self, const gchar *host, GError **error);
 SSL_CTX *

@@ -341,6 +341,16 @@ esd_np_plugin_setup(ErpcPlugin *plugin, ErpcRegistry *registry, GError **error)
 					    error);
 }
 
+/* a plugin is never unloaded: what it wrote goes when the daemon stops */
+static void
+esd_np_plugin_shutdown(ErpcPlugin *plugin)
+{
+	EsdNpPlugin *self = ESD_NP_PLUGIN(plugin);
+
+	if (self->ca != NULL)
+		esd_np_ca_remove_bundle(self->ca);
+}
+
 static void
 esd_np_plugin_finalize(GObject *object)
 {
@@ -361,6 +371,7 @@ esd_np_plugin_class_init(EsdNpPluginClass *klass)
 {
 	G_OBJECT_CLASS(klass)->finalize = esd_np_plugin_finalize;
 	ERPC_PLUGIN_CLASS(klass)->setup = esd_np_plugin_setup;
+	ERPC_PLUGIN_CLASS(klass)->shutdown = esd_np_plugin_shutdown;
 }
 
 ERPC_PLUGIN_DEFINE("network-proxy",

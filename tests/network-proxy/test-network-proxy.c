@@ -60,6 +60,7 @@ typedef struct {
 	Target target;
 	/* the answer to a policy request: a `result` member, or NULL to stay silent */
 	const gchar *answer;
+	gchar *ca_bundle; /* credential masking's, gone once the daemon stopped */
 } Fixture;
 
 /* the HTTP target ------------------------------------------------------ */
@@ -377,6 +378,11 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 		esd_test_daemon_assert_exit_code(fx->daemon, 0, ESD_TEST_TIMEOUT_MS);
 		g_assert_cmpuint(esd_test_daemon_get_warning_count(fx->daemon), ==, 0);
 		g_clear_object(&fx->daemon);
+	}
+	if (fx->ca_bundle != NULL) {
+		g_autofree gchar *dir = g_path_get_dirname(fx->ca_bundle);
+		g_assert_false(g_file_test(dir, G_FILE_TEST_EXISTS));
+		g_free(fx->ca_bundle);
 	}
 	target_stop(&fx->target);
 	g_ptr_array_unref(fx->notes);
@@ -3469,6 +3475,7 @@ test_masking(Fixture *fx, gconstpointer user_data)
 	/* the bundle stays for the next masked process, and goes with the daemon */
 	ca = output_value(out, "CA");
 	g_assert_true(g_file_test(ca, G_FILE_TEST_IS_REGULAR));
+	fx->ca_bundle = g_strdup(ca);
 
 	/* off: the variables are the request's */
 	g_clear_pointer(&member, g_free);
