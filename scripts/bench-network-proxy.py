@@ -31,6 +31,12 @@ with the ratio execserverd / reference. Not a test: nothing passes or fails.
 
   spawn    N commands (`true`) started one after the other, each with its
            proxy: the median time from process/start to process/closed
+  masked   credentialMasking with a provider bound to the target's TLS
+           port: curl fetches SIZE MB over HTTPS with the secret's
+           placeholder in its Authorization, then a client makes N small
+           HTTPS requests. execserverd intercepts the tunnel and puts the
+           secret in; 0.171.0 masks nothing, so its figure is a plain
+           tunnel: the row is the price of masking, not a like-for-like ratio
 
 With --sandbox every command runs in a sandbox (the root readable, the
 network restricted) with enforceManagedNetwork, so it reaches its proxy
@@ -51,6 +57,7 @@ import select
 import shutil
 import socket
 import socketserver
+import ssl
 import statistics
 import struct
 import subprocess
@@ -209,12 +216,12 @@ class Server:
                     return int(line.split()[1])
         return 0
 
-    def start(self, argv, env=None):
+    def start(self, argv, env=None, proxy=None):
         self.count += 1
         pid = f"b{self.count}"
         params = {"processId": pid, "argv": argv, "cwd": "file:///tmp",
                   "env": env or {"PATH": self.path},
-                  "tty": False, "networkProxy": {"proxy": PROXY}}
+                  "tty": False, "networkProxy": {"proxy": dict(PROXY, **(proxy or {}))}}
         if self.sandbox:
             params["sandbox"] = SANDBOX
             params["enforceManagedNetwork"] = True
@@ -234,9 +241,14 @@ class Target(socketserver.ThreadingTCPServer):
     allow_reuse_address = True
 
 
-def make_target(path, size):
+def make_target(path, size, tls=None):
     class Handler(socketserver.BaseRequestHandler):
         def handle(self):
+            if tls is not None:
+                try:
+                    self.request = tls.wrap_socket(self.request, server_side=True)
+                except (OSError, ssl.SSLError):
+                    return
             data = b""
             while b"\r\n\r\n" not in data:
                 chunk = self.request.recv(4096)
@@ -248,7 +260,11 @@ def make_target(path, size):
             length = size if big else 2
             self.request.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
                                  b"Connection: close\r\n\r\n" % length)
-            if big:
+            if big and tls is not None:
+                with open(path, "rb") as f:
+                    while chunk := f.read(1 << 18):
+                        self.request.sendall(chunk)
+            elif big:
                 with open(path, "rb") as f:
                     self.request.sendfile(f)
             else:
@@ -314,24 +330,56 @@ time.sleep(30)
 '''
 
 
-def serve_target(path, size):
-    """The target's own process: prints its port, serves until stdin closes."""
+MASKED_CLIENT = r'''
+import os, socket, ssl, statistics, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+proxy = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])
+context = ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+req = (b"GET /s HTTP/1.1\r\nHost: localhost:%d\r\nAuthorization: Bearer %s\r\n\r\n"
+       % (port, os.environ["BENCH_TOKEN"].encode()))
+def once():
+    t = time.perf_counter()
+    s = socket.create_connection(("127.0.0.1", proxy))
+    s.sendall(b"CONNECT localhost:%d HTTP/1.1\r\nHost: localhost:%d\r\n\r\n" % (port, port))
+    data = b""
+    while b"\r\n\r\n" not in data: data += s.recv(4096)
+    s = context.wrap_socket(s, server_hostname="localhost")
+    s.sendall(req)
+    data = b""
+    while not data.endswith(b"\r\n\r\nok"):
+        chunk = s.recv(65536)
+        if not chunk: break
+        data += chunk
+    s.close(); return time.perf_counter() - t
+print(statistics.median([once() for _ in range(n)]) * 1e6)
+'''
+
+
+def serve_target(path, size, cert=None):
+    """The target's own process: prints its ports (plain, then TLS with @cert), serves until
+    stdin closes."""
     server = make_target(path, size)
-    print(server.server_address[1], flush=True)
+    tls = None
+    if cert is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(cert + ".pem", cert + ".key")
+        tls = make_target(path, size, context)
+    print(server.server_address[1], tls.server_address[1] if tls else 0, flush=True)
     sys.stdin.read()
     server.shutdown()
 
 
-def start_target(path, size):
+def start_target(path, size, cert):
     proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--serve-target",
-                             path, str(size)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            text=True)
-    return proc, int(proc.stdout.readline())
+                             path, str(size), cert], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    port, tls_port = map(int, proc.stdout.readline().split())
+    return proc, port, tls_port
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--serve-target":
-        return serve_target(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == "--serve-target":
+        return serve_target(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build")
     ap.add_argument("--size", type=int, default=500, help="MB per transfer")
@@ -340,7 +388,7 @@ def main():
     ap.add_argument("--idle", type=int, default=20)
     ap.add_argument("--tunnels", type=int, default=50)
     ap.add_argument("--spawns", type=int, default=50)
-    ap.add_argument("--only", default="tunnel,http,latency,idle,tunnels")
+    ap.add_argument("--only", default="tunnel,http,latency,idle,tunnels,masked")
     ap.add_argument("--sandbox", action="store_true",
                     help="run the commands in a restricted sandbox, enforceManagedNetwork")
     args = ap.parse_args()
@@ -361,15 +409,21 @@ def run(args, only, tmp):
         for _ in range(args.size):
             f.write(block)
     size = args.size << 20
-    target, tport = start_target(path, size)
+    # the TLS target's certificate, for localhost; both servers trust it (SSL_CERT_FILE)
+    cert = os.path.join(tmp, "target")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                    "ec_paramgen_curve:P-256", "-nodes", "-keyout", cert + ".key", "-out",
+                    cert + ".pem", "-days", "1", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=DNS:localhost"], check=True, capture_output=True)
+    target, tport, tls_port = start_target(path, size, cert)
     try:
-        measure(args, only, tmp, path, tport)
+        measure(args, only, tmp, path, tport, tls_port, cert + ".pem")
     finally:
         target.stdin.close()
         target.wait()
 
 
-def measure(args, only, tmp, path, tport):
+def measure(args, only, tmp, path, tport, tls_port, cert):
     home = os.path.join(tmp, "home")
     os.mkdir(home)
     if args.sandbox:
@@ -385,14 +439,15 @@ def measure(args, only, tmp, path, tport):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         sock.close()
-        env = dict(os.environ, CODEX_HOME=home)
+        env = dict(os.environ, CODEX_HOME=home, SSL_CERT_FILE=cert)
         yield Server("reference", [REF, "exec-server", "--listen", f"ws://127.0.0.1:{port}"], env)
         sock = socket.socket()
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
         sock.close()
         yield Server("execserverd", [os.path.join(args.build, "server", "execserverd"),
-                                     "--listen", f"ws://127.0.0.1:{port}"], dict(os.environ))
+                                     "--listen", f"ws://127.0.0.1:{port}"],
+                     dict(os.environ, SSL_CERT_FILE=cert))
 
     results = {}
 
@@ -424,6 +479,25 @@ def measure(args, only, tmp, path, tport):
                         add(server, "latency via proxy us/request", via)
                     else:
                         add(server, "added latency us/request", via - direct)
+                if "masked" in only:
+                    masking = {"credentialMasking": True, "domains": {"localhost": "allow"},
+                               "credentialProviders": {"bench": {
+                                   "env": ["BENCH_TOKEN"],
+                                   "url_prefixes": [f"https://localhost:{tls_port}"]}}}
+                    env = {"PATH": server.path, "BENCH_TOKEN": "bench_" + "x" * 32}
+                    cpu0 = server.cpu()
+                    out = server.ws.output(server.start(
+                        ["sh", "-c", "curl -s -H \"Authorization: Bearer $BENCH_TOKEN\" -o "
+                         "/dev/null -w '%{speed_download} %{size_download}' "
+                         f"https://localhost:{tls_port}/big"], env, masking))
+                    cpu = server.cpu() - cpu0
+                    speed, got = out.split()
+                    add(server, "masked HTTPS MB/s", float(speed) / 1e6)
+                    add(server, "masked HTTPS CPU ms/MB", cpu * 1000 / (int(got) / 1e6))
+                    out = server.ws.output(server.start(
+                        ["python3", "-c", MASKED_CLIENT, str(tls_port), str(args.requests)],
+                        env, masking))
+                    add(server, "masked HTTPS us/request", float(out))
                 if "spawn" in only:
                     times = []
                     for _ in range(args.spawns):

@@ -27,15 +27,22 @@
  * one request whose head was read. A destination whose certificate does not
  * verify gets no request: the command gets a 502.
  *
- * OpenSSL works on memory BIOs here: the socket I/O stays this plugin's
+ * OpenSSL works on BIO pairs here: the socket I/O stays this plugin's
  * (esd-np-io.c, with the proxy's cancel descriptor and timeout), and the
  * bytes a client sent after its CONNECT start the handshake.
  */
 
-#define ESD_NP_MITM_BLOCK 16384
+#define ESD_NP_MITM_BLOCK 16384	      /* plaintext: a TLS record at most */
+#define ESD_NP_MITM_RING  (64 * 1024) /* each way between OpenSSL and a socket */
 
+/*
+ * One TLS end. OpenSSL reads and writes one half of a BIO pair; the other
+ * half's ring buffers are read from and written to the socket in place
+ * (BIO_nread0(), BIO_nwrite0()), so no byte is copied between the two.
+ */
 typedef struct {
 	SSL *ssl;
+	BIO *net; /* the socket's half of the pair */
 	gint fd;
 	const EsdNpMitmTarget *target;
 } EsdNpTls;
@@ -44,25 +51,21 @@ static void
 esd_np_tls_clear(EsdNpTls *tls)
 {
 	g_clear_pointer(&tls->ssl, SSL_free);
+	g_clear_pointer(&tls->net, BIO_free);
 }
 
 static gboolean
 esd_np_tls_init(EsdNpTls *tls, SSL_CTX *context, gint fd, const EsdNpMitmTarget *target)
 {
-	BIO *in = BIO_new(BIO_s_mem());
-	BIO *out = BIO_new(BIO_s_mem());
+	BIO *internal = NULL;
 
 	tls->fd = fd;
 	tls->target = target;
 	tls->ssl = SSL_new(context);
-	if (tls->ssl == NULL || in == NULL || out == NULL) {
-		BIO_free(in);
-		BIO_free(out);
+	if (tls->ssl == NULL ||
+	    BIO_new_bio_pair(&internal, ESD_NP_MITM_RING, &tls->net, ESD_NP_MITM_RING) != 1)
 		return FALSE;
-	}
-	/* an empty input BIO means "more to come", not the end */
-	BIO_set_mem_eof_return(in, -1);
-	SSL_set_bio(tls->ssl, in, out);
+	SSL_set_bio(tls->ssl, internal, internal);
 	return TRUE;
 }
 
@@ -70,45 +73,70 @@ esd_np_tls_init(EsdNpTls *tls, SSL_CTX *context, gint fd, const EsdNpMitmTarget 
 static gboolean
 esd_np_tls_flush(EsdNpTls *tls)
 {
-	BIO *out = SSL_get_wbio(tls->ssl);
-	gchar *data = NULL;
-	glong len = BIO_get_mem_data(out, &data);
-	gboolean ok = TRUE;
+	while (TRUE) {
+		gchar *data = NULL;
+		gint len = BIO_nread0(tls->net, &data);
 
-	if (len > 0) {
-		ok = esd_np_io_write_all(tls->fd,
+		if (len <= 0)
+			return TRUE;
+		if (!esd_np_io_write_all(tls->fd,
 					 data,
 					 (gsize)len,
 					 tls->target->cancel_fd,
-					 tls->target->timeout_ms);
-		(void)BIO_reset(out);
+					 tls->target->timeout_ms))
+			return FALSE;
+		(void)BIO_nread(tls->net, &data, len);
 	}
-	return ok;
 }
 
 /* one read of the socket, into OpenSSL; @wait: until there is something */
 static gboolean
 esd_np_tls_fill(EsdNpTls *tls, gboolean wait)
 {
-	guint8 block[ESD_NP_MITM_BLOCK];
+	gchar *room = NULL;
+	gint len = BIO_nwrite0(tls->net, &room);
 	gssize n;
 
+	/* full: OpenSSL has a record to read first */
+	if (len <= 0)
+		return !wait;
 	if (wait) {
 		n = esd_np_io_read(tls->fd,
-				   block,
-				   sizeof(block),
+				   room,
+				   (gsize)len,
 				   tls->target->cancel_fd,
 				   tls->target->timeout_ms);
 	} else {
 		do
-			n = recv(tls->fd, block, sizeof(block), 0);
+			n = recv(tls->fd, room, (gsize)len, 0);
 		while (n < 0 && errno == EINTR);
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return TRUE;
 	}
 	if (n <= 0)
 		return FALSE;
-	return BIO_write(SSL_get_rbio(tls->ssl), block, (gint)n) == (gint)n;
+	return BIO_nwrite(tls->net, &room, (gint)n) == (gint)n;
+}
+
+/* @len bytes of plaintext into OpenSSL, sent as the ring fills */
+static gboolean
+esd_np_tls_put(EsdNpTls *tls, gconstpointer buffer, gsize len)
+{
+	const guint8 *p = buffer;
+
+	while (len > 0) {
+		gsize done = 0;
+		gint r = SSL_write_ex(tls->ssl, p, len, &done);
+
+		if (r == 1) {
+			p += done;
+			len -= done;
+			continue;
+		}
+		if (SSL_get_error(tls->ssl, r) != SSL_ERROR_WANT_WRITE || !esd_np_tls_flush(tls))
+			return FALSE;
+	}
+	return TRUE;
 }
 
 static gboolean
@@ -142,6 +170,8 @@ esd_np_tls_read(EsdNpTls *tls, gpointer buffer, gsize len)
 		switch (SSL_get_error(tls->ssl, r)) {
 		case SSL_ERROR_ZERO_RETURN:
 			return 0;
+		case SSL_ERROR_WANT_WRITE: /* flushed above */
+			continue;
 		case SSL_ERROR_WANT_READ:
 			if (!esd_np_tls_fill(tls, TRUE))
 				return 0;
@@ -155,15 +185,11 @@ esd_np_tls_read(EsdNpTls *tls, gpointer buffer, gsize len)
 static gboolean
 esd_np_tls_write(EsdNpTls *tls, gconstpointer buffer, gsize len)
 {
-	gsize done = 0;
-
-	/* a memory BIO takes all of it */
-	return len == 0 || (SSL_write_ex(tls->ssl, buffer, len, &done) == 1 && done == len &&
-			    esd_np_tls_flush(tls));
+	return esd_np_tls_put(tls, buffer, len) && esd_np_tls_flush(tls);
 }
 
-/* what @from's socket has now (with @fill) and OpenSSL holds, decrypted, to @to;
- * FALSE once @from ended */
+/* what @from's socket has now (with @fill) and OpenSSL holds, decrypted, to @to, in
+ * one write of what it encrypted; FALSE once @from ended */
 static gboolean
 esd_np_tls_forward(EsdNpTls *from, EsdNpTls *to, gboolean fill)
 {
@@ -178,11 +204,20 @@ esd_np_tls_forward(EsdNpTls *from, EsdNpTls *to, gboolean fill)
 		if (!esd_np_tls_flush(from))
 			return FALSE;
 		if (r == 1) {
-			if (!esd_np_tls_write(to, block, got))
+			if (!esd_np_tls_put(to, block, got))
 				return FALSE;
 			continue;
 		}
-		return SSL_get_error(from->ssl, r) == SSL_ERROR_WANT_READ;
+		switch (SSL_get_error(from->ssl, r)) {
+		case SSL_ERROR_WANT_WRITE: /* flushed above */
+			continue;
+		case SSL_ERROR_WANT_READ:
+			return esd_np_tls_flush(to);
+		default:
+			/* what came before the end still goes */
+			(void)esd_np_tls_flush(to);
+			return FALSE;
+		}
 	}
 }
 
@@ -320,7 +355,7 @@ esd_np_mitm_serve(EsdNpCa *ca,
 	SSL_set_accept_state(down.ssl);
 	SSL_set_connect_state(up.ssl);
 	if (early->len > 0 &&
-	    BIO_write(SSL_get_rbio(down.ssl), early->data, (gint)early->len) != (gint)early->len)
+	    BIO_write(down.net, early->data, (gint)early->len) != (gint)early->len)
 		goto out;
 	if (!esd_np_tls_handshake(&down)) {
 		g_debug("%s: the client's TLS handshake for %s failed",

@@ -3496,6 +3496,54 @@ test_masking(Fixture *fx, gconstpointer user_data)
 	g_assert_nonnull(strstr(out, "CA=unset\n"));
 }
 
+/* an intercepted tunnel carries a large body each way, byte for byte */
+static void
+test_masking_bulk(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected = bulk_sha256(BULK_SIZE);
+	g_autofree gchar *downloaded = NULL;
+	g_autofree gchar *path = g_strdup_printf("/api/bulk/%u", BULK_SIZE);
+	g_auto(GStrv) lines = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	member = masking_member(fx, TRUE);
+	script = g_strdup_printf(
+	    "set -e; u=https://localhost:%u%s; up='seq 1 %u'; a=\"Authorization: Bearer "
+	    "$VENDOR_TOKEN\"; curl -sS --max-time 60 -H \"$a\" \"$u\" | sha256sum; "
+	    "$up | sha256sum; "
+	    "$up | curl -sS --max-time 60 -H 'Expect:' -H \"$a\" --data-binary @- \"$u\"; echo",
+	    fx->target.tls_port,
+	    path,
+	    BULK_UPLOAD_LINES);
+	params = masking_params(fx, "mb", script, member);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	out = fixture_output(fx, "mb");
+	lines = g_strsplit(out, "\n", -1);
+	g_assert_cmpuint(g_strv_length(lines), ==, 4);
+	downloaded = g_strdup_printf("%s  -", expected);
+	g_assert_cmpstr(lines[0], ==, downloaded);
+	g_assert_true(g_str_has_suffix(lines[1], "  -"));
+	lines[1][strlen(lines[1]) - 3] = '\0';
+	g_assert_cmpstr(lines[2], ==, lines[1]);
+	g_assert_cmpstr(lines[3], ==, "");
+	/* both requests had the secret put in */
+	g_mutex_lock(&fx->target.lock);
+	g_assert_cmpuint(fx->target.heads->len, ==, 2);
+	for (guint i = 0; i < fx->target.heads->len; i++) {
+		g_autofree gchar *value =
+		    head_value(g_ptr_array_index(fx->target.heads, i), "Authorization");
+		g_assert_cmpstr(value, ==, "Bearer " VENDOR_TOKEN);
+	}
+	g_mutex_unlock(&fx->target.lock);
+}
+
 /* the same inside a sandbox whose only way out is its proxy */
 static void
 test_masking_managed(Fixture *fx, gconstpointer user_data)
@@ -3572,6 +3620,7 @@ main(int argc, char **argv)
 		ADD("managed-udp", test_managed_udp);
 		ADD("masking", test_masking);
 		ADD("masking-managed", test_masking_managed);
+		ADD("masking-bulk", test_masking_bulk);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
