@@ -17,6 +17,10 @@
  * when the request goes to a destination the secret is bound to, and only
  * there. A placeholder sent anywhere else stays a placeholder.
  *
+ * A placeholder keeps the secret's length and its kind of character at
+ * each place, random otherwise, and of the secret itself only a known
+ * prefix (esd_np_creds_keep()).
+ *
  * The secrets: the built-in providers (GitHub's `GH_TOKEN`/`GITHUB_TOKEN`
  * for github.com, api.github.com and *.ghe.com; `GH_ENTERPRISE_TOKEN`/
  * `GITHUB_ENTERPRISE_TOKEN` for the host `GH_HOST` names; `OPENAI_API_KEY`
@@ -471,35 +475,51 @@ esd_np_creds_add_builtins(GPtrArray *providers)
 	g_ptr_array_add(providers, provider);
 }
 
-/* the length of a known prefix that a placeholder keeps, so that it looks the part */
+/*
+ * The length of the prefix a placeholder keeps, so that it looks the part:
+ * a known one (`ghp_`, `github_pat_`, `sk-`, `sk-proj-`), or with @tag a
+ * vendor's tag (up to 12 lowercase letters and a `_` or `-`: `vendor_`).
+ * Anything else of a secret could be part of it: nothing more is kept.
+ */
 static gsize
-esd_np_creds_keep(const gchar *value)
+esd_np_creds_keep(const gchar *value, gboolean tag)
 {
 	static const gchar *const known[] =
 	    {"github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", NULL};
 	gsize len = strlen(value);
-	gsize keep = 0;
+	gsize i = 0;
 
-	for (guint i = 0; known[i] != NULL; i++) {
-		if (g_str_has_prefix(value, known[i]))
-			return strlen(known[i]);
+	for (guint k = 0; known[k] != NULL; k++) {
+		if (g_str_has_prefix(value, known[k]))
+			return strlen(known[k]);
 	}
-	/* `sk-`, `sk-proj-`; otherwise what comes before the last `_` or `-` of the
-	 * first sixteen characters, when sixteen random ones are left after it */
-	for (gsize i = 0; i < MIN(len, 16); i++) {
-		if ((value[i] == '_' || value[i] == '-') &&
-		    len - (i + 1) >= ESD_NP_CREDS_MIN_RANDOM)
-			keep = i + 1;
+	if (g_str_has_prefix(value, "sk-")) {
+		const gchar *dash = strchr(value + 3, '-');
+		/* `sk-proj-`: a word, not a piece of the key */
+		if (dash != NULL && dash - value <= 12) {
+			for (const gchar *p = value + 3; p < dash; p++) {
+				if (!g_ascii_islower(*p))
+					return 3;
+			}
+			return (gsize)(dash - value) + 1;
+		}
+		return 3;
 	}
-	return keep;
+	if (!tag)
+		return 0;
+	while (i < len && i < 12 && g_ascii_islower(value[i]))
+		i++;
+	if (i > 0 && (value[i] == '_' || value[i] == '-') &&
+	    len - (i + 1) >= ESD_NP_CREDS_MIN_RANDOM)
+		return i + 1;
+	return 0;
 }
 
 /* random characters in the shape of @value: letters for letters, digits for digits */
 static gchar *
-esd_np_creds_placeholder(const gchar *value)
+esd_np_creds_shape(const gchar *value, gsize keep)
 {
 	gsize len = strlen(value);
-	gsize keep = esd_np_creds_keep(value);
 	gsize target = MAX(len, keep + ESD_NP_CREDS_MIN_RANDOM);
 	g_autofree guint8 *random = g_malloc(target);
 	GString *out = g_string_new_len(value, (gssize)keep);
@@ -520,6 +540,25 @@ esd_np_creds_placeholder(const gchar *value)
 		g_string_append_c(out, c);
 	}
 	return g_string_free(out, FALSE);
+}
+
+static gboolean
+esd_np_creds_value_matches(const EsdNpProvider *provider, const gchar *value);
+
+/*
+ * The placeholder of @value: its shape, a known prefix kept; a vendor's tag
+ * only if the provider's patterns refuse the placeholder without it. One
+ * they refuse all the same is used: the command may fail, the secret stays.
+ */
+static gchar *
+esd_np_creds_placeholder(const EsdNpProvider *provider, const gchar *value)
+{
+	gchar *dummy = esd_np_creds_shape(value, esd_np_creds_keep(value, FALSE));
+
+	if (esd_np_creds_value_matches(provider, dummy))
+		return dummy;
+	g_free(dummy);
+	return esd_np_creds_shape(value, esd_np_creds_keep(value, TRUE));
 }
 
 static gboolean
@@ -629,7 +668,7 @@ esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch)
 			secret = g_new0(EsdNpSecret, 1);
 			secret->provider = provider;
 			secret->real = g_steal_pointer(&value);
-			secret->dummy = esd_np_creds_placeholder(secret->real);
+			secret->dummy = esd_np_creds_placeholder(provider, secret->real);
 			secret->dests = dests;
 			erpc_launch_setenv(launch, name, secret->dummy);
 			g_ptr_array_add(self->secrets, secret);

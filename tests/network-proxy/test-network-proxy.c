@@ -3236,6 +3236,7 @@ test_managed_daemon_killed(Fixture *fx, gconstpointer user_data)
 #define BASIC_TOKEN  "basicsecret0123456789"
 #define GH_TOKEN     "ghp_0123456789abcdefghijABCDEFGHIJ012345"
 #define IP_TOKEN     "iptoken-0123456789abcdef"
+#define UUID_TOKEN   "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 
 /* the head the target got for @path, or NULL */
 static gchar *
@@ -3298,10 +3299,12 @@ masking_member(Fixture *fx, gboolean masking)
 	    "\"auth\":[\"basic\"]},"
 	    "\"nomatch\":{\"env\":[\"NOMATCH_TOKEN\"],\"patterns\":[\"^nothing$\"],"
 	    "\"url_prefixes\":[\"localhost:%u\"]},"
-	    "\"ip\":{\"env\":[\"IP_TOKEN\"],\"url_prefixes\":[\"https://127.0.0.1:%u\"]}}",
+	    "\"ip\":{\"env\":[\"IP_TOKEN\"],\"url_prefixes\":[\"https://127.0.0.1:%u\"]},"
+	    "\"uuid\":{\"env\":[\"UUID_TOKEN\"],\"url_prefixes\":[\"https://localhost:%u/u\"]}}",
 	    masking ? "true" : "false",
 	    fx->target.tls_port,
 	    fx->target.port,
+	    fx->target.tls_port,
 	    fx->target.tls_port,
 	    fx->target.tls_port);
 	g_autofree gchar *proxy =
@@ -3323,7 +3326,8 @@ masking_params(Fixture *fx, const gchar *id, const gchar *script, const gchar *m
 	    "\"env\":{\"PATH\":\"/usr/bin:/bin\",\"VENDOR_TOKEN\":\"" VENDOR_TOKEN "\","
 	    "\"PLAIN_TOKEN\":\"" PLAIN_TOKEN "\",\"BASIC_TOKEN\":\"" BASIC_TOKEN "\","
 	    "\"BASIC_URL\":\"https://localhost:%u/basic\",\"NOMATCH_TOKEN\":\"kept-as-is\","
-	    "\"GH_TOKEN\":\"" GH_TOKEN "\",\"IP_TOKEN\":\"" IP_TOKEN "\"},\"tty\":false,%s}",
+	    "\"GH_TOKEN\":\"" GH_TOKEN "\",\"IP_TOKEN\":\"" IP_TOKEN "\","
+	    "\"UUID_TOKEN\":\"" UUID_TOKEN "\"},\"tty\":false,%s}",
 	    id,
 	    text,
 	    fx->target.tls_port,
@@ -3338,7 +3342,7 @@ masking_script(Fixture *fx)
 	guint16 plain = fx->target.port;
 
 	return g_strdup_printf(
-	    "for v in VENDOR_TOKEN PLAIN_TOKEN BASIC_TOKEN NOMATCH_TOKEN GH_TOKEN; do "
+	    "for v in VENDOR_TOKEN PLAIN_TOKEN BASIC_TOKEN NOMATCH_TOKEN GH_TOKEN UUID_TOKEN; do "
 	    "eval echo \"$v=\\$$v\"; done; echo \"CA=$SSL_CERT_FILE\"; "
 	    "echo \"CAS=$(grep -c 'BEGIN CERTIFICATE' \"$CURL_CA_BUNDLE\")\"; "
 	    "r() { l=$1; shift; curl -s --max-time 15 -o /dev/null -w \"$l %%{http_code}\\n\" "
@@ -3386,6 +3390,7 @@ assert_masked(Fixture *fx, const gchar *out)
 	g_autofree gchar *basic = output_value(out, "BASIC_TOKEN");
 	g_autofree gchar *nomatch = output_value(out, "NOMATCH_TOKEN");
 	g_autofree gchar *gh = output_value(out, "GH_TOKEN");
+	g_autofree gchar *uuid = output_value(out, "UUID_TOKEN");
 	g_autofree gchar *ca = output_value(out, "CA");
 	g_autofree gchar *cas = output_value(out, "CAS");
 	g_autofree gchar *bearer = g_strdup_printf("Bearer %s", vendor);
@@ -3408,9 +3413,17 @@ assert_masked(Fixture *fx, const gchar *out)
 	/* placeholders of the same shape, the unmatched one left */
 	g_assert_cmpstr(vendor, !=, VENDOR_TOKEN);
 	g_assert_true(g_regex_match_simple("^vendor_[a-z]{24}$", vendor, 0, 0));
+	/* a provider without patterns: the shape, nothing of the secret */
 	g_assert_cmpstr(plain, !=, PLAIN_TOKEN);
-	g_assert_cmpuint(strlen(plain), ==, strlen(PLAIN_TOKEN));
-	g_assert_true(g_str_has_prefix(plain, "plain-"));
+	g_assert_true(g_regex_match_simple("^[a-z]{5}-[0-9]{10}[a-z]{6}[A-Z]{3}$", plain, 0, 0));
+	g_assert_false(g_str_has_prefix(plain, "plain"));
+	/* nor of one with separators early on */
+	g_assert_true(g_regex_match_simple("^[0-9a-z]{8}-[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}-"
+					   "[0-9a-z]{12}$",
+					   uuid,
+					   0,
+					   0));
+	g_assert_false(g_str_has_prefix(uuid, "1b4e"));
 	g_assert_cmpstr(basic, !=, BASIC_TOKEN);
 	g_assert_cmpstr(nomatch, ==, "kept-as-is");
 	/* the built-in GitHub provider, for github.com only */
@@ -3443,6 +3456,7 @@ assert_masked(Fixture *fx, const gchar *out)
 	g_assert_null(strstr(out, PLAIN_TOKEN));
 	g_assert_null(strstr(out, BASIC_TOKEN));
 	g_assert_null(strstr(out, GH_TOKEN));
+	g_assert_null(strstr(out, UUID_TOKEN));
 }
 
 /*
