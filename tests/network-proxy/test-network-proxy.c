@@ -263,12 +263,11 @@ target_stop_cb(gpointer data)
 {
 	Target *target = data;
 
+	/* stopped here, released once their cancelled accepts have finished */
 	g_socket_service_stop(target->service);
 	g_socket_listener_close(G_SOCKET_LISTENER(target->service));
-	g_clear_object(&target->service);
 	g_socket_service_stop(target->tls_service);
 	g_socket_listener_close(G_SOCKET_LISTENER(target->tls_service));
-	g_clear_object(&target->tls_service);
 	g_main_loop_quit(target->loop);
 	return G_SOURCE_REMOVE;
 }
@@ -280,6 +279,10 @@ target_stop(Target *target)
 	g_thread_join(target->thread);
 	/* the cancelled accept still has to finish in the target's context */
 	g_main_context_push_thread_default(target->context);
+	while (g_main_context_iteration(target->context, FALSE))
+		;
+	g_clear_object(&target->service);
+	g_clear_object(&target->tls_service);
 	while (g_main_context_iteration(target->context, FALSE))
 		;
 	g_main_context_pop_thread_default(target->context);
