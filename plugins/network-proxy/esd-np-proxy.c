@@ -1418,6 +1418,21 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 		goto out;
 	}
 	esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_OK, self->cancellable);
+	/* as a CONNECT tunnel: where a secret may go, its requests are read to put it in */
+	if (self->creds != NULL && self->cancel_fd >= 0 &&
+	    esd_np_creds_intercepts(self->creds, target.host, target.port)) {
+		g_autoptr(GByteArray) early = g_byte_array_new();
+		EsdNpMitmTarget mitm = {
+		    .host = target.host,
+		    .authority = host,
+		    .port = target.port,
+		    .cancel_fd = self->cancel_fd,
+		    .timeout_ms = ESD_NP_PROXY_IO_TIMEOUT_MS,
+		    .process_id = self->process_id,
+		};
+		esd_np_mitm_serve(self->ca, self->creds, &mitm, fd, upstream, early);
+		goto out;
+	}
 	if (self->cancel_fd >= 0)
 		esd_np_relay_run(fd, upstream, self->cancel_fd);
 out:

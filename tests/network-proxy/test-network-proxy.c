@@ -3604,6 +3604,45 @@ test_masking_bulk(Fixture *fx, gconstpointer user_data)
 	g_mutex_unlock(&fx->target.lock);
 }
 
+/* a SOCKS5 tunnel to where a secret may go is intercepted as a CONNECT one */
+static void
+test_masking_socks(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *vendor = NULL;
+	g_autofree gchar *bearer = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	GString *socks = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	member = masking_member(fx, TRUE);
+	socks = g_string_new(member);
+	g_string_replace(socks, "\"enableSocks5\":false", "\"enableSocks5\":true", 1);
+	script = g_strdup_printf(
+	    "echo VENDOR_TOKEN=$VENDOR_TOKEN; "
+	    "r() { l=$1; shift; curl -s --max-time 15 -o /dev/null -w \"$l %%{http_code}\\n\" "
+	    "-x \"$ALL_PROXY\" \"$@\"; }; "
+	    "r s -H \"Authorization: Bearer $VENDOR_TOKEN\" https://localhost:%u/api/s; "
+	    "r t -H \"Authorization: Bearer $VENDOR_TOKEN\" https://localhost:%u/apix/t",
+	    fx->target.tls_port,
+	    fx->target.tls_port);
+	params = masking_params(fx, "ms", script, socks->str);
+	g_string_free(socks, TRUE);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	out = fixture_output(fx, "ms");
+	g_assert_nonnull(strstr(out, "\ns 200\nt 200\n"));
+	vendor = output_value(out, "VENDOR_TOKEN");
+	bearer = g_strdup_printf("Bearer %s", vendor);
+	g_assert_cmpstr(vendor, !=, VENDOR_TOKEN);
+	assert_header(&fx->target, "/api/s", "Authorization", "Bearer " VENDOR_TOKEN);
+	assert_header(&fx->target, "/apix/t", "Authorization", bearer);
+}
+
 /* the same inside a sandbox whose only way out is its proxy */
 static void
 test_masking_managed(Fixture *fx, gconstpointer user_data)
@@ -3681,6 +3720,7 @@ main(int argc, char **argv)
 		ADD("masking", test_masking);
 		ADD("masking-managed", test_masking_managed);
 		ADD("masking-bulk", test_masking_bulk);
+		ADD("masking-socks", test_masking_socks);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
