@@ -74,6 +74,7 @@ typedef struct {
 
 typedef struct {
 	const EsdNpProvider *provider;
+	const gchar *name; /* the provider's */
 	gchar *real;
 	gchar *dummy;
 	GPtrArray *dests; /* the provider's, then the one of its variable */
@@ -588,11 +589,11 @@ esd_np_secret_free(gpointer data)
 
 /* the destinations of @provider for this launch: its prefixes and its variable's */
 static GPtrArray *
-esd_np_creds_dests(EsdNpCreds *self, const EsdNpProvider *provider, ErpcLaunch *launch)
+esd_np_creds_dests(EsdNpCreds *self, const EsdNpProvider *provider, const EsdNpCredsEnv *env)
 {
 	GPtrArray *dests = g_ptr_array_new();
 	const gchar *named =
-	    provider->dest_env != NULL ? erpc_launch_getenv(launch, provider->dest_env) : NULL;
+	    provider->dest_env != NULL ? env->get(env->data, provider->dest_env) : NULL;
 
 	for (guint i = 0; i < provider->dests->len; i++)
 		g_ptr_array_add(dests, provider->dests->pdata[i]);
@@ -620,16 +621,17 @@ esd_np_creds_dests(EsdNpCreds *self, const EsdNpProvider *provider, ErpcLaunch *
 }
 
 /**
- * esd_np_creds_new:
- * @providers: the request's providers (esd_np_creds_parse_providers())
- * @launch: the launch whose environment is masked
+ * esd_np_creds_new_full:
+ * @providers: the request's providers (esd_np_creds_parse_providers()),
+ *   which are moved out of the array
+ * @env: the environment to mask
  *
- * Replaces each secret of the launch's environment by its placeholder.
+ * Replaces each secret of @env by its placeholder.
  *
- * Returns: (transfer full): the launch's secrets
+ * Returns: (transfer full): the secrets
  */
 EsdNpCreds *
-esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch)
+esd_np_creds_new_full(GPtrArray *providers, const EsdNpCredsEnv *env)
 {
 	EsdNpCreds *self = g_new0(EsdNpCreds, 1);
 	g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
@@ -649,7 +651,7 @@ esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch)
 
 		for (guint i = 0; provider->env[i] != NULL; i++) {
 			const gchar *name = provider->env[i];
-			g_autofree gchar *value = g_strdup(erpc_launch_getenv(launch, name));
+			g_autofree gchar *value = g_strdup(env->get(env->data, name));
 			EsdNpSecret *secret;
 			GPtrArray *dests;
 
@@ -659,7 +661,7 @@ esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch)
 			g_strstrip(value);
 			if (value[0] == '\0' || !esd_np_creds_value_matches(provider, value))
 				continue;
-			dests = esd_np_creds_dests(self, provider, launch);
+			dests = esd_np_creds_dests(self, provider, env);
 			if (dests->len == 0) {
 				g_ptr_array_unref(dests);
 				continue;
@@ -667,15 +669,43 @@ esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch)
 			g_hash_table_add(seen, (gpointer)name);
 			secret = g_new0(EsdNpSecret, 1);
 			secret->provider = provider;
+			secret->name = name;
 			secret->real = g_steal_pointer(&value);
 			secret->dummy = esd_np_creds_placeholder(provider, secret->real);
 			secret->dests = dests;
-			erpc_launch_setenv(launch, name, secret->dummy);
+			env->set(env->data, name, secret->dummy);
 			g_ptr_array_add(self->secrets, secret);
 			g_debug("credential provider %s masks %s", provider->id, name);
 		}
 	}
 	return self;
+}
+
+static const gchar *
+esd_np_creds_launch_get(gpointer data, const gchar *name)
+{
+	return erpc_launch_getenv(data, name);
+}
+
+static void
+esd_np_creds_launch_set(gpointer data, const gchar *name, const gchar *value)
+{
+	erpc_launch_setenv(data, name, value);
+}
+
+/**
+ * esd_np_creds_new:
+ * @providers: as for esd_np_creds_new_full()
+ * @launch: the launch whose environment is masked
+ *
+ * Returns: (transfer full): the launch's secrets
+ */
+EsdNpCreds *
+esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch)
+{
+	EsdNpCredsEnv env = {esd_np_creds_launch_get, esd_np_creds_launch_set, launch};
+
+	return esd_np_creds_new_full(providers, &env);
 }
 
 /**
@@ -688,6 +718,25 @@ guint
 esd_np_creds_get_count(const EsdNpCreds *self)
 {
 	return self->secrets->len;
+}
+
+/**
+ * esd_np_creds_get_placeholder:
+ * @self: the secrets of a launch
+ * @name: a variable
+ *
+ * Returns: (nullable): the placeholder that replaced @name, or %NULL if it
+ *   was not masked
+ */
+const gchar *
+esd_np_creds_get_placeholder(const EsdNpCreds *self, const gchar *name)
+{
+	for (guint s = 0; s < self->secrets->len; s++) {
+		const EsdNpSecret *secret = self->secrets->pdata[s];
+		if (g_str_equal(secret->name, name))
+			return secret->dummy;
+	}
+	return NULL;
 }
 
 /**

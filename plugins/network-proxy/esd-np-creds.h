@@ -12,8 +12,19 @@ esd_np_creds_parse_providers(JsonNode *node, GError **error);
 
 typedef struct _EsdNpCreds EsdNpCreds;
 
+/* the environment a launch's secrets are read from and their placeholders put in */
+typedef struct {
+	const gchar *(*get)(gpointer data, const gchar *name);
+	void (*set)(gpointer data, const gchar *name, const gchar *value);
+	gpointer data;
+} EsdNpCredsEnv;
+
+EsdNpCreds *
+esd_np_creds_new_full(GPtrArray *providers, const EsdNpCredsEnv *env);
 EsdNpCreds *
 esd_np_creds_new(GPtrArray *providers, ErpcLaunch *launch);
+const gchar *
+esd_np_creds_get_placeholder(const EsdNpCreds *self, const gchar *name);
 guint
 esd_np_creds_get_count(const EsdNpCreds *self);
 gboolean
