@@ -943,9 +943,15 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 out:
 	if (upstream >= 0)
 		close(upstream);
-	/* it may hold a secret */
+	/* they may hold a secret */
 	if (head != NULL)
 		memset(head, 0, strlen(head));
+	if (self->creds != NULL && request != NULL) {
+		for (guint i = 0; i < request->headers->len; i++) {
+			gchar *text = request->headers->pdata[i];
+			memset(text, 0, strlen(text));
+		}
+	}
 	esd_np_proxy_flush(self, &verdict);
 	esd_np_target_clear(&target);
 	g_free(verdict.reason);
@@ -1422,9 +1428,12 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	if (self->creds != NULL && self->cancel_fd >= 0 &&
 	    esd_np_creds_intercepts(self->creds, target.host, target.port)) {
 		g_autoptr(GByteArray) early = g_byte_array_new();
+		/* as a CONNECT names it: an IPv6 address in brackets, as `Host` has it */
+		g_autofree gchar *authority =
+		    strchr(host, ':') != NULL ? g_strdup_printf("[%s]", host) : g_strdup(host);
 		EsdNpMitmTarget mitm = {
 		    .host = target.host,
-		    .authority = host,
+		    .authority = authority,
 		    .port = target.port,
 		    .cancel_fd = self->cancel_fd,
 		    .timeout_ms = ESD_NP_PROXY_IO_TIMEOUT_MS,
