@@ -21,7 +21,8 @@
  * the destination, with a certificate of its authority (esd-np-ca.c), and
  * opens a TLS connection of its own to the destination, whose certificate
  * it checks against the daemon's trust store. It reads the request's head,
- * refuses one whose `Host` names another destination, connects, puts the secrets in
+ * refuses one whose `Host` names another destination (and in limited mode
+ * one whose method is not read-only), connects, puts the secrets in
  * (esd_np_creds_apply()), sends the head on with `Connection: close`, and
  * then copies both ways until either side ends: a connection carries the
  * one request whose head was read. A destination whose certificate does not
@@ -251,17 +252,23 @@ ended:
 	(void)esd_np_tls_flush(client);
 }
 
+/* a response of the proxy's own, as esd-np-proxy.c writes them, and the end */
 static void
-esd_np_tls_respond(EsdNpTls *client, const gchar *status, const gchar *message)
+esd_np_tls_respond(EsdNpTls *client, const gchar *status, const gchar *header, const gchar *body)
 {
-	g_autofree gchar *reply =
-	    g_strdup_printf("HTTP/1.1 %s\r\nContent-Type: text/plain\r\n"
-			    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
-			    status,
-			    strlen(message),
-			    message);
+	g_autoptr(GDateTime) now = g_date_time_new_now_utc();
+	g_autofree gchar *date = g_date_time_format(now, "%a, %d %b %Y %H:%M:%S GMT");
+	g_autoptr(GString) reply = g_string_new(NULL);
 
-	if (esd_np_tls_write(client, reply, strlen(reply))) {
+	g_string_append_printf(reply, "HTTP/1.1 %s\r\ncontent-type: text/plain\r\n", status);
+	if (header != NULL)
+		g_string_append_printf(reply, "x-proxy-error: %s\r\n", header);
+	g_string_append_printf(reply,
+			       "content-length: %zu\r\ndate: %s\r\nconnection: close\r\n\r\n%s",
+			       strlen(body),
+			       date,
+			       body);
+	if (esd_np_tls_write(client, reply->str, reply->len)) {
 		(void)SSL_shutdown(client->ssl);
 		(void)esd_np_tls_flush(client);
 	}
@@ -365,14 +372,20 @@ esd_np_mitm_serve(EsdNpCa *ca,
 	}
 	request = esd_np_mitm_read_head(&down, rest);
 	if (request == NULL) {
-		esd_np_tls_respond(&down, "400 Bad Request", "bad request");
+		esd_np_tls_respond(&down, "400 Bad Request", NULL, "bad request");
 		goto out;
 	}
 	/* the secrets are bound to the tunnel's destination, which a `Host` cannot change */
 	if (!esd_np_request_host_matches(request)) {
+		esd_np_tls_respond(&down, "400 Bad Request", NULL, "host mismatch");
+		goto out;
+	}
+	/* limited mode, which the tunnel was intercepted for when no secret may go there */
+	if (target->limited && !esd_np_request_method_is_read(request->method)) {
 		esd_np_tls_respond(&down,
-				   "400 Bad Request",
-				   "Host header does not match request target");
+				   "403 Forbidden",
+				   "blocked-by-method-policy",
+				   "Method not allowed in limited mode.");
 		goto out;
 	}
 	if (!esd_np_tls_handshake(&up)) {
@@ -383,11 +396,7 @@ esd_np_mitm_serve(EsdNpCa *ca,
 			  target->port,
 			  verified != X509_V_OK ? X509_verify_cert_error_string(verified)
 						: "handshake failed");
-		esd_np_tls_respond(&down,
-				   "502 Bad Gateway",
-				   verified != X509_V_OK
-				       ? "the destination's certificate is not trusted"
-				       : "upstream failure");
+		esd_np_tls_respond(&down, "502 Bad Gateway", NULL, "mitm upstream error");
 		goto out;
 	}
 	masked = esd_np_creds_apply(creds,

@@ -14,6 +14,7 @@ typedef struct {
 	const gchar *host;	/* as the policy normalised it */
 	const gchar *authority; /* the host as the CONNECT named it */
 	guint16 port;
+	gboolean limited; /* limited mode: read-only methods */
 	gint cancel_fd;
 	gint timeout_ms;
 	const gchar *process_id; /* for the log */

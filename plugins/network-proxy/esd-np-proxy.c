@@ -587,10 +587,11 @@ esd_np_proxy_decide(EsdNpProxy *self, const EsdNpTarget *target, EsdNpVerdict *v
 		}
 	}
 	verdict->pending = esd_np_proxy_note_new(self, target, verdict);
-	if (config->limited &&
-	    (g_str_equal(target->method, "CONNECT") ||
-	     !(g_str_equal(target->method, "GET") || g_str_equal(target->method, "HEAD") ||
-	       g_str_equal(target->method, "OPTIONS")))) {
+	/* with credentialMasking, as on the reference, a tunnel in limited mode is
+	 * intercepted and each of its requests' methods checked (esd-np-mitm.c) */
+	if (config->limited && (g_str_equal(target->method, "CONNECT")
+				    ? !config->credential_masking
+				    : !esd_np_request_method_is_read(target->method))) {
 		esd_np_verdict_set(verdict,
 				   "deny",
 				   "mode_guard",
@@ -890,11 +891,13 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 			goto out;
 		/* a secret may go there: the tunnel's requests are read to put it in */
 		if (self->creds != NULL && self->cancel_fd >= 0 &&
-		    esd_np_creds_intercepts(self->creds, target.host, target.port)) {
+		    (self->config->limited ||
+		     esd_np_creds_intercepts(self->creds, target.host, target.port))) {
 			EsdNpMitmTarget mitm = {
 			    .host = target.host,
 			    .authority = request->host,
 			    .port = target.port,
+			    .limited = self->config->limited,
 			    .cancel_fd = self->cancel_fd,
 			    .timeout_ms = ESD_NP_PROXY_IO_TIMEOUT_MS,
 			    .process_id = self->process_id,

@@ -254,6 +254,19 @@ esd_np_request_host_matches(const EsdNpRequest *self)
 	return TRUE;
 }
 
+/**
+ * esd_np_request_method_is_read:
+ * @method: a request's method
+ *
+ * Returns: whether limited mode lets it through: `GET`, `HEAD`, `OPTIONS`
+ */
+gboolean
+esd_np_request_method_is_read(const gchar *method)
+{
+	return g_str_equal(method, "GET") || g_str_equal(method, "HEAD") ||
+	       g_str_equal(method, "OPTIONS");
+}
+
 static gboolean
 esd_np_request_has_token(const gchar *list, const gchar *token)
 {

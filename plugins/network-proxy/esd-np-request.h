@@ -29,6 +29,8 @@ EsdNpRequest *
 esd_np_request_parse_origin(const gchar *data, gsize len, const gchar *host, guint16 port);
 gboolean
 esd_np_request_host_matches(const EsdNpRequest *self);
+gboolean
+esd_np_request_method_is_read(const gchar *method);
 gchar *
 esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute);
 void

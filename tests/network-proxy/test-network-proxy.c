@@ -3643,6 +3643,68 @@ test_masking_socks(Fixture *fx, gconstpointer user_data)
 	assert_header(&fx->target, "/apix/t", "Authorization", bearer);
 }
 
+/*
+ * Limited mode with credentialMasking, as on the reference: a tunnel is not
+ * refused (`mitm_required`) but intercepted, to a destination no secret is
+ * bound to as well, and each request's method checked: read-only ones go
+ * on, others get the reference's 403; the tunnel's decision is its only one.
+ */
+static void
+test_masking_limited(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member =
+	    proxy_member(FALSE, "limited", "{\"localhost\":\"allow\"}", NULL);
+	g_autofree gchar *masking = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *out = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	GString *text = g_string_new(member);
+
+	if (fixture_skip(fx))
+		return;
+	g_string_replace(text,
+			 "\"mode\":\"limited\"",
+			 "\"mode\":\"limited\",\"credentialMasking\":true",
+			 1);
+	masking = g_string_free(text, FALSE);
+	script = g_strdup_printf(
+	    "u=https://localhost:%u; "
+	    "curl -s --max-time 15 -o /dev/null -w 'get %%{http_code}\\n' $u/l/get; "
+	    "curl -s --max-time 15 -o /dev/null -w 'head %%{http_code}\\n' -I $u/l/head; "
+	    "curl -s --max-time 15 -i -X POST -d x $u/l/post | tr -d '\\r'; echo; "
+	    "curl -s --max-time 15 -sv -o /dev/null $u/l/issuer 2>&1 | grep -c 'issuer: "
+	    "CN=execserverd'",
+	    fx->target.tls_port);
+	params = masking_params(fx, "ml", script, masking);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	out = fixture_output(fx, "ml");
+	/* curl -i shows the proxy's answer to its CONNECT first */
+	g_assert_true(
+	    g_str_has_prefix(out,
+			     "get 200\nhead 200\nHTTP/1.1 200 OK\n\nHTTP/1.1 403 Forbidden\n"));
+	g_assert_nonnull(strstr(out, "\nx-proxy-error: blocked-by-method-policy\n"));
+	g_assert_nonnull(strstr(out, "\n\nMethod not allowed in limited mode.\n"));
+	/* the command's TLS ended at the proxy */
+	g_assert_true(g_str_has_suffix(out, "\n1\n"));
+	g_assert_nonnull(target_head_for(&fx->target, "/l/get"));
+	g_assert_null(target_head_for(&fx->target, "/l/post"));
+	decisions = fixture_decisions(fx, "ml");
+	g_assert_cmpuint(decisions->len, ==, 4);
+	for (guint i = 0; i < decisions->len; i++)
+		assert_decision(decisions->pdata[i],
+				"ml",
+				"allow",
+				"baseline_policy",
+				"allow",
+				"https_connect",
+				"localhost",
+				fx->target.tls_port,
+				"CONNECT");
+}
+
 /* the same inside a sandbox whose only way out is its proxy */
 static void
 test_masking_managed(Fixture *fx, gconstpointer user_data)
@@ -3721,6 +3783,7 @@ main(int argc, char **argv)
 		ADD("masking-managed", test_masking_managed);
 		ADD("masking-bulk", test_masking_bulk);
 		ADD("masking-socks", test_masking_socks);
+		ADD("masking-limited", test_masking_limited);
 #undef ADD
 	}
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
