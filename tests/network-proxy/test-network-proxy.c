@@ -3660,6 +3660,7 @@ test_masking_limited(Fixture *fx, gconstpointer user_data)
 	g_autofree gchar *out = NULL;
 	g_autoptr(JsonNode) reply = NULL;
 	g_autoptr(GPtrArray) decisions = NULL;
+	g_autofree gchar *get = NULL;
 	GString *text = g_string_new(member);
 
 	if (fixture_skip(fx))
@@ -3689,7 +3690,8 @@ test_masking_limited(Fixture *fx, gconstpointer user_data)
 	g_assert_nonnull(strstr(out, "\n\nMethod not allowed in limited mode.\n"));
 	/* the command's TLS ended at the proxy */
 	g_assert_true(g_str_has_suffix(out, "\n1\n"));
-	g_assert_nonnull(target_head_for(&fx->target, "/l/get"));
+	get = target_head_for(&fx->target, "/l/get");
+	g_assert_nonnull(get);
 	g_assert_null(target_head_for(&fx->target, "/l/post"));
 	decisions = fixture_decisions(fx, "ml");
 	g_assert_cmpuint(decisions->len, ==, 4);
