@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,6 +34,10 @@
  * system's roots in a bundle that the command's CA variables name
  * (SSL_CERT_FILE, CURL_CA_BUNDLE, ...). Certificates for destinations are
  * made on demand, kept for a day, ESD_NP_CA_MAX_HOSTS at most.
+ *
+ * The bundle's directory holds a `lock` the daemon keeps locked (flock())
+ * while it lives: a directory of this user whose lock nobody holds is a
+ * killed daemon's, removed when the next authority is made.
  */
 
 #define ESD_NP_CA_MAX_HOSTS 512
@@ -56,6 +62,7 @@ struct _EsdNpCa {
 	GMutex lock;
 	GHashTable *leaves; /* host → EsdNpCaLeaf, under lock */
 	gboolean removed;   /* the bundle, under lock */
+	gint lock_fd;	    /* the directory's lock, held, or -1 */
 };
 
 typedef struct {
@@ -164,6 +171,47 @@ esd_np_ca_make_authority(EsdNpCa *self, GError **error)
 	return TRUE;
 }
 
+/* the bundle directories in @parent of this user's daemons that were killed */
+static void
+esd_np_ca_sweep(const gchar *parent)
+{
+	g_autoptr(GDir) dir = g_dir_open(parent, 0, NULL);
+	const gchar *name;
+
+	while (dir != NULL && (name = g_dir_read_name(dir)) != NULL) {
+		g_autofree gchar *path = NULL;
+		g_autofree gchar *lock = NULL;
+		g_autoptr(GDir) inner = NULL;
+		const gchar *entry;
+		struct stat st;
+		gint fd;
+
+		if (!g_str_has_prefix(name, "execserverd-ca-"))
+			continue;
+		path = g_build_filename(parent, name, NULL);
+		lock = g_build_filename(path, "lock", NULL);
+		/* a directory of this user's, not a link, with a lock nobody holds */
+		if (lstat(path, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid())
+			continue;
+		fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			close(fd);
+			continue;
+		}
+		inner = g_dir_open(path, 0, NULL);
+		while (inner != NULL && (entry = g_dir_read_name(inner)) != NULL) {
+			g_autofree gchar *file = g_build_filename(path, entry, NULL);
+			if (g_unlink(file) != 0)
+				g_debug("%s: %s", file, g_strerror(errno));
+		}
+		close(fd);
+		if (g_rmdir(path) == 0)
+			g_info("removed %s, left by a daemon that was killed", path);
+	}
+}
+
 /* the system's roots and the authority, in a file the command can read */
 static gboolean
 esd_np_ca_write_bundle(EsdNpCa *self, const gchar *parent, GError **error)
@@ -207,6 +255,23 @@ esd_np_ca_write_bundle(EsdNpCa *self, const gchar *parent, GError **error)
 		return FALSE;
 	}
 	self->dir = g_steal_pointer(&template);
+	{
+		g_autofree gchar *lock = g_build_filename(self->dir, "lock", NULL);
+
+		self->lock_fd =
+		    open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (self->lock_fd < 0 || flock(self->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+			gint saved = errno;
+			g_set_error(error,
+				    G_IO_ERROR,
+				    g_io_error_from_errno(saved),
+				    "%s: %s",
+				    lock,
+				    g_strerror(saved));
+			return FALSE;
+		}
+	}
+	esd_np_ca_sweep(parent);
 	/* a sandboxed command may run as another user: the certificates are public */
 	if (g_chmod(self->dir, 0755) != 0)
 		g_debug("chmod %s: %s", self->dir, g_strerror(errno));
@@ -256,6 +321,7 @@ esd_np_ca_new(const gchar *parent, GError **error)
 	static const guchar http11[] = "\x08http/1.1";
 
 	self->refs = 1;
+	self->lock_fd = -1;
 	g_mutex_init(&self->lock);
 	self->leaves = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, esd_np_ca_leaf_free);
 	if (!esd_np_ca_make_authority(self, error) ||
@@ -301,8 +367,17 @@ esd_np_ca_remove_bundle(EsdNpCa *self)
 	self->removed = TRUE;
 	if (self->bundle != NULL && g_unlink(self->bundle) != 0 && errno != ENOENT)
 		g_warning("%s: %s", self->bundle, g_strerror(errno));
-	if (self->dir != NULL && g_rmdir(self->dir) != 0)
-		g_warning("%s: %s", self->dir, g_strerror(errno));
+	if (self->dir != NULL) {
+		g_autofree gchar *lock = g_build_filename(self->dir, "lock", NULL);
+		if (g_unlink(lock) != 0 && errno != ENOENT)
+			g_warning("%s: %s", lock, g_strerror(errno));
+		if (g_rmdir(self->dir) != 0)
+			g_warning("%s: %s", self->dir, g_strerror(errno));
+	}
+	if (self->lock_fd >= 0) {
+		close(self->lock_fd);
+		self->lock_fd = -1;
+	}
 }
 
 void

@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -399,11 +400,14 @@ fixture_setup(Fixture *fx, gconstpointer user_data)
 	} else {
 		/* a vanished client's session expires after a second */
 		const gchar *grace[] = {"--session-grace", "1", NULL};
-		fx->daemon =
-		    esd_test_daemon_new_full(g_strcmp0(user_data, "ws-grace") == 0 ? grace : NULL,
-					     trust,
-					     NULL,
-					     TRUE);
+		/* ws-runtime: credential masking's directories under the target's */
+		g_autofree gchar *runtime = g_strdup_printf("XDG_RUNTIME_DIR=%s", fx->target.dir);
+		const gchar *with_runtime[] = {cert_file, runtime, NULL};
+		fx->daemon = esd_test_daemon_new_full(
+		    g_strcmp0(user_data, "ws-grace") == 0 ? grace : NULL,
+		    g_strcmp0(user_data, "ws-runtime") == 0 ? with_runtime : trust,
+		    NULL,
+		    TRUE);
 		fx->client = esd_test_ws_client_new(esd_test_daemon_get_url(fx->daemon));
 		fx->peer = ESD_TEST_PEER(fx->client);
 	}
@@ -3707,6 +3711,53 @@ test_masking_limited(Fixture *fx, gconstpointer user_data)
 				"CONNECT");
 }
 
+/*
+ * A killed daemon's bundle directory (its lock held by nobody) is removed
+ * when the next authority is made; a live one's, and a directory without a
+ * lock, are left.
+ */
+static void
+test_masking_stale(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member = masking_member(fx, TRUE);
+	g_autofree gchar *stale = g_build_filename(fx->target.dir, "execserverd-ca-stale1", NULL);
+	g_autofree gchar *held = g_build_filename(fx->target.dir, "execserverd-ca-held1", NULL);
+	g_autofree gchar *nolock = g_build_filename(fx->target.dir, "execserverd-ca-nolock", NULL);
+	g_autofree gchar *stale_lock = g_build_filename(stale, "lock", NULL);
+	g_autofree gchar *stale_pem = g_build_filename(stale, "ca-bundle-0.pem", NULL);
+	g_autofree gchar *held_lock = g_build_filename(held, "lock", NULL);
+	g_autofree gchar *params = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *ca = NULL;
+	g_autoptr(JsonNode) reply = NULL;
+	gint fd;
+
+	if (fixture_skip(fx))
+		return;
+	g_assert_no_errno(g_mkdir(stale, 0755));
+	g_assert_true(g_file_set_contents(stale_lock, "", 0, NULL));
+	g_assert_true(g_file_set_contents(stale_pem, "x", 1, NULL));
+	g_assert_no_errno(g_mkdir(held, 0755));
+	fd = open(held_lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_no_errno(flock(fd, LOCK_EX));
+	g_assert_no_errno(g_mkdir(nolock, 0755));
+	params = masking_params(fx, "st", "echo CA=$SSL_CERT_FILE", member);
+	reply = fixture_call(fx, "process/start", params);
+	g_assert_nonnull(esd_test_json_get(reply, "result"));
+	out = fixture_output(fx, "st");
+	ca = output_value(out, "CA");
+	g_assert_true(g_str_has_prefix(ca, fx->target.dir));
+	fx->ca_bundle = g_strdup(ca);
+	g_assert_false(g_file_test(stale, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(held_lock, G_FILE_TEST_EXISTS));
+	g_assert_true(g_file_test(nolock, G_FILE_TEST_IS_DIR));
+	close(fd);
+	g_assert_no_errno(g_unlink(held_lock));
+	g_assert_no_errno(g_rmdir(held));
+	g_assert_no_errno(g_rmdir(nolock));
+}
+
 /* the same inside a sandbox whose only way out is its proxy */
 static void
 test_masking_managed(Fixture *fx, gconstpointer user_data)
@@ -3799,6 +3850,12 @@ main(int argc, char **argv)
 		   "ws-grace",
 		   fixture_setup,
 		   test_managed_client_vanishes,
+		   fixture_teardown);
+	g_test_add("/execserverd/network-proxy/ws/masking-stale",
+		   Fixture,
+		   "ws-runtime",
+		   fixture_setup,
+		   test_masking_stale,
 		   fixture_teardown);
 	g_test_add("/execserverd/network-proxy/ws/managed-daemon-killed",
 		   Fixture,
