@@ -11,6 +11,7 @@
 #include <openssl/err.h>
 #include <openssl/x509v3.h>
 
+#include "esd-np-http1.h"
 #include "esd-np-io.h"
 #include "esd-np-mitm.h"
 #include "esd-np-request.h"
@@ -20,13 +21,13 @@
  * (esd_np_creds_intercepts()): the proxy ends the command's TLS itself, as
  * the destination, with a certificate of its authority (esd-np-ca.c), and
  * opens a TLS connection of its own to the destination, whose certificate
- * it checks against the daemon's trust store. It reads the request's head,
- * refuses one whose `Host` names another destination (and in limited mode
- * one whose method is not read-only), connects, puts the secrets in
- * (esd_np_creds_apply()), sends the head on with `Connection: close`, and
- * then copies both ways until either side ends: a connection carries the
- * one request whose head was read. A destination whose certificate does not
- * verify gets no request: the command gets a 502.
+ * it checks against the daemon's trust store. It reads each request's
+ * head, refuses one whose `Host` names another destination (and in limited
+ * mode one whose method is not read-only), puts the secrets in
+ * (esd_np_creds_apply()) and sends the head on; the framing of both
+ * directions (esd-np-http1.c) says where the next head starts and when a
+ * refusal's turn to be answered has come. A destination whose certificate
+ * does not verify gets no request: the command gets a 502.
  *
  * OpenSSL works on BIO pairs here: the socket I/O stays this plugin's
  * (esd-np-io.c, with the proxy's cancel descriptor and timeout), and the
@@ -156,100 +157,40 @@ esd_np_tls_handshake(EsdNpTls *tls)
 	}
 }
 
-/* plaintext, waiting for it: the bytes read, 0 at the end, -1 on an error */
-static gssize
-esd_np_tls_read(EsdNpTls *tls, gpointer buffer, gsize len)
-{
-	while (TRUE) {
-		gsize got = 0;
-		gint r = SSL_read_ex(tls->ssl, buffer, len, &got);
-
-		if (!esd_np_tls_flush(tls))
-			return -1;
-		if (r == 1)
-			return (gssize)got;
-		switch (SSL_get_error(tls->ssl, r)) {
-		case SSL_ERROR_ZERO_RETURN:
-			return 0;
-		case SSL_ERROR_WANT_WRITE: /* flushed above */
-			continue;
-		case SSL_ERROR_WANT_READ:
-			if (!esd_np_tls_fill(tls, TRUE))
-				return 0;
-			continue;
-		default:
-			return -1;
-		}
-	}
-}
-
 static gboolean
 esd_np_tls_write(EsdNpTls *tls, gconstpointer buffer, gsize len)
 {
 	return esd_np_tls_put(tls, buffer, len) && esd_np_tls_flush(tls);
 }
 
-/* what @from's socket has now (with @fill) and OpenSSL holds, decrypted, to @to, in
- * one write of what it encrypted; FALSE once @from ended */
+/* what @tls's socket has now (with @fill) and OpenSSL holds, decrypted, onto @into;
+ * FALSE once it ended (what came before the end is there) */
 static gboolean
-esd_np_tls_forward(EsdNpTls *from, EsdNpTls *to, gboolean fill)
+esd_np_tls_drain(EsdNpTls *tls, GByteArray *into, gboolean fill)
 {
-	guint8 block[ESD_NP_MITM_BLOCK];
-
-	if (fill && !esd_np_tls_fill(from, FALSE))
+	if (fill && !esd_np_tls_fill(tls, FALSE))
 		return FALSE;
 	while (TRUE) {
+		guint len = into->len;
 		gsize got = 0;
-		gint r = SSL_read_ex(from->ssl, block, sizeof(block), &got);
+		gint r;
 
-		if (!esd_np_tls_flush(from))
+		g_byte_array_set_size(into, len + ESD_NP_MITM_BLOCK);
+		r = SSL_read_ex(tls->ssl, into->data + len, ESD_NP_MITM_BLOCK, &got);
+		g_byte_array_set_size(into, len + (guint)(r == 1 ? got : 0));
+		if (!esd_np_tls_flush(tls))
 			return FALSE;
-		if (r == 1) {
-			if (!esd_np_tls_put(to, block, got))
-				return FALSE;
+		if (r == 1)
 			continue;
-		}
-		switch (SSL_get_error(from->ssl, r)) {
+		switch (SSL_get_error(tls->ssl, r)) {
 		case SSL_ERROR_WANT_WRITE: /* flushed above */
 			continue;
 		case SSL_ERROR_WANT_READ:
-			return esd_np_tls_flush(to);
+			return TRUE;
 		default:
-			/* what came before the end still goes */
-			(void)esd_np_tls_flush(to);
 			return FALSE;
 		}
 	}
-}
-
-/* both ways until either side ends, the wait times out or the proxy stops */
-static void
-esd_np_tls_pump(EsdNpTls *client, EsdNpTls *server)
-{
-	/* what came with the handshakes and the head is not on the sockets any more */
-	if (!esd_np_tls_forward(client, server, FALSE))
-		return;
-	if (!esd_np_tls_forward(server, client, FALSE))
-		goto ended;
-	while (TRUE) {
-		struct pollfd fds[3] = {{.fd = client->fd, .events = POLLIN},
-					{.fd = server->fd, .events = POLLIN},
-					{.fd = client->target->cancel_fd, .events = POLLIN}};
-		gint n = poll(fds, 3, client->target->timeout_ms);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || fds[2].revents != 0)
-			return;
-		if (fds[1].revents != 0 && !esd_np_tls_forward(server, client, TRUE))
-			break;
-		if (fds[0].revents != 0 && !esd_np_tls_forward(client, server, TRUE))
-			return;
-	}
-ended:
-	/* the destination ended the exchange: so does the client's side */
-	(void)SSL_shutdown(client->ssl);
-	(void)esd_np_tls_flush(client);
 }
 
 /* a response of the proxy's own, as esd-np-proxy.c writes them, and the end */
@@ -274,36 +215,6 @@ esd_np_tls_respond(EsdNpTls *client, const gchar *status, const gchar *header, c
 	}
 }
 
-/* the decrypted head of the client's request, and what came after it */
-static EsdNpRequest *
-esd_np_mitm_read_head(EsdNpTls *client, GByteArray *buffer)
-{
-	const EsdNpMitmTarget *target = client->target;
-
-	while (TRUE) {
-		guint len = buffer->len;
-		gssize n;
-		gssize end = esd_np_request_find_end((const gchar *)buffer->data, buffer->len);
-
-		if (end > 0) {
-			EsdNpRequest *request =
-			    esd_np_request_parse_origin((const gchar *)buffer->data,
-							(gsize)end,
-							target->authority,
-							target->port);
-			g_byte_array_remove_range(buffer, 0, (guint)end);
-			return request;
-		}
-		if (buffer->len >= ESD_NP_REQUEST_MAX_HEAD)
-			return NULL;
-		g_byte_array_set_size(buffer, MIN(len + 4096, ESD_NP_REQUEST_MAX_HEAD));
-		n = esd_np_tls_read(client, buffer->data + len, buffer->len - len);
-		g_byte_array_set_size(buffer, len + (guint)MAX(n, 0));
-		if (n <= 0)
-			return NULL;
-	}
-}
-
 /* the destination's name, for SNI and for the check of its certificate */
 static gboolean
 esd_np_mitm_expect(SSL *ssl, const gchar *host)
@@ -313,6 +224,297 @@ esd_np_mitm_expect(SSL *ssl, const gchar *host)
 	if (address != NULL)
 		return X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) == 1;
 	return SSL_set_tlsext_host_name(ssl, host) == 1 && SSL_set1_host(ssl, host) == 1;
+}
+
+/* one intercepted connection: both TLS ends and the framing of its messages */
+typedef struct {
+	const EsdNpCreds *creds;
+	const EsdNpMitmTarget *target;
+	EsdNpTls down; /* to the command */
+	EsdNpTls up;   /* to the destination */
+	gboolean up_ready;
+	GByteArray *from_client; /* decrypted, not passed on yet */
+	GByteArray *from_server;
+	EsdNpBody request_body; /* of the request being passed on */
+	gboolean in_request;
+	EsdNpBody response_body;
+	gboolean in_response;
+	GQueue methods;	    /* of the requests sent and not answered yet */
+	gboolean upgrading; /* an upgrade was asked: the client's bytes wait for the answer */
+	gboolean tunnel;    /* upgraded: no HTTP any more, bytes go as they are */
+	/* a refused request, answered once the responses before it went */
+	const gchar *refusal_status;
+	const gchar *refusal_header;
+	const gchar *refusal_body;
+} EsdNpMitm;
+
+static void
+esd_np_mitm_refuse(EsdNpMitm *m, const gchar *status, const gchar *header, const gchar *body)
+{
+	m->refusal_status = status;
+	m->refusal_header = header;
+	m->refusal_body = body;
+	/* nothing the client sent after it is read */
+	g_byte_array_set_size(m->from_client, 0);
+}
+
+/* answers a refusal whose turn it is; FALSE: the connection ends */
+static gboolean
+esd_np_mitm_answer_refusal(EsdNpMitm *m)
+{
+	if (m->refusal_status == NULL || !g_queue_is_empty(&m->methods) || m->in_response)
+		return TRUE;
+	esd_np_tls_respond(&m->down, m->refusal_status, m->refusal_header, m->refusal_body);
+	return FALSE;
+}
+
+static gboolean
+esd_np_mitm_wants_upgrade(const EsdNpRequest *request)
+{
+	const gchar *connection = NULL;
+	gboolean upgrade = FALSE;
+
+	for (guint i = 0; i + 1 < request->headers->len; i += 2) {
+		const gchar *name = g_ptr_array_index(request->headers, i);
+		if (g_ascii_strcasecmp(name, "connection") == 0)
+			connection = g_ptr_array_index(request->headers, i + 1);
+		else if (g_ascii_strcasecmp(name, "upgrade") == 0)
+			upgrade = TRUE;
+	}
+	return upgrade && connection != NULL && strstr(connection, "pgrade") != NULL;
+}
+
+static void
+esd_np_mitm_wipe_request(EsdNpRequest *request)
+{
+	for (guint i = 0; i < request->headers->len; i++) {
+		gchar *value = request->headers->pdata[i];
+		memset(value, 0, strlen(value));
+	}
+}
+
+/* the next request's head: checked, the secrets put in, sent; FALSE: the connection ends */
+static gboolean
+esd_np_mitm_request(EsdNpMitm *m, gsize end)
+{
+	const EsdNpMitmTarget *target = m->target;
+	g_autoptr(EsdNpRequest) request = NULL;
+	gchar *head;
+	guint masked;
+	gboolean sent;
+	glong verified;
+
+	request = esd_np_request_parse_origin((const gchar *)m->from_client->data,
+					      end,
+					      target->authority,
+					      target->port);
+	memset(m->from_client->data, 0, end);
+	g_byte_array_remove_range(m->from_client, 0, (guint)end);
+	if (request == NULL || !esd_np_body_init_request(&m->request_body, request->headers)) {
+		esd_np_mitm_refuse(m, "400 Bad Request", NULL, "bad request");
+		return TRUE;
+	}
+	/* the secrets are bound to the tunnel's destination, which a `Host` cannot change */
+	if (!esd_np_request_host_matches(request)) {
+		esd_np_mitm_refuse(m, "400 Bad Request", NULL, "host mismatch");
+		return TRUE;
+	}
+	/* limited mode, which the tunnel was intercepted for when no secret may go there */
+	if (target->limited && !esd_np_request_method_is_read(request->method)) {
+		esd_np_mitm_refuse(m,
+				   "403 Forbidden",
+				   "blocked-by-method-policy",
+				   "Method not allowed in limited mode.");
+		return TRUE;
+	}
+	if (!m->up_ready) {
+		if (!esd_np_tls_handshake(&m->up)) {
+			verified = SSL_get_verify_result(m->up.ssl);
+			g_message("%s: TLS to %s:%u failed: %s",
+				  target->process_id,
+				  target->host,
+				  target->port,
+				  verified != X509_V_OK ? X509_verify_cert_error_string(verified)
+							: "handshake failed");
+			esd_np_tls_respond(&m->down,
+					   "502 Bad Gateway",
+					   NULL,
+					   "mitm upstream error");
+			return FALSE;
+		}
+		m->up_ready = TRUE;
+	}
+	masked = esd_np_creds_apply(m->creds,
+				    TRUE,
+				    target->host,
+				    target->port,
+				    request->path,
+				    request->headers);
+	if (masked > 0)
+		g_debug("%s: %u credential header(s) put into a request to %s:%u",
+			target->process_id,
+			masked,
+			target->host,
+			target->port);
+	head = esd_np_request_forward_head_full(request, FALSE, TRUE);
+	sent = esd_np_tls_put(&m->up, head, strlen(head));
+	/* the real secrets do not stay in freed memory */
+	memset(head, 0, strlen(head));
+	g_free(head);
+	esd_np_mitm_wipe_request(request);
+	if (!sent)
+		return FALSE;
+	g_queue_push_tail(&m->methods, g_strdup(request->method));
+	m->in_request = m->request_body.kind != ESD_NP_BODY_NONE;
+	m->upgrading = esd_np_mitm_wants_upgrade(request);
+	return TRUE;
+}
+
+/* what the client sent, passed on message by message; FALSE: the connection ends */
+static gboolean
+esd_np_mitm_client(EsdNpMitm *m)
+{
+	GByteArray *in = m->from_client;
+
+	while (in->len > 0 && m->refusal_status == NULL && !m->upgrading) {
+		gboolean done = FALSE;
+		gssize n;
+		gssize end;
+
+		if (m->tunnel) {
+			if (!esd_np_tls_put(&m->up, in->data, in->len))
+				return FALSE;
+			g_byte_array_set_size(in, 0);
+			break;
+		}
+		if (m->in_request) {
+			n = esd_np_body_feed(&m->request_body, in->data, in->len, &done);
+			if (n < 0) {
+				esd_np_mitm_refuse(m, "400 Bad Request", NULL, "bad request");
+				break;
+			}
+			if (!esd_np_tls_put(&m->up, in->data, (gsize)n))
+				return FALSE;
+			g_byte_array_remove_range(in, 0, (guint)n);
+			m->in_request = !done;
+			continue;
+		}
+		end = esd_np_request_find_end((const gchar *)in->data, in->len);
+		if (end < 0) {
+			if (in->len >= ESD_NP_REQUEST_MAX_HEAD)
+				esd_np_mitm_refuse(m, "400 Bad Request", NULL, "bad request");
+			break;
+		}
+		if (!esd_np_mitm_request(m, (gsize)end))
+			return FALSE;
+	}
+	return esd_np_mitm_answer_refusal(m) && esd_np_tls_flush(&m->up);
+}
+
+/* what the destination sent, passed on, each response matched to its request */
+static gboolean
+esd_np_mitm_server(EsdNpMitm *m)
+{
+	GByteArray *in = m->from_server;
+
+	while (in->len > 0) {
+		g_autoptr(EsdNpResponse) response = NULL;
+		g_autofree gchar *method = NULL;
+		gboolean done = FALSE;
+		gssize n;
+		gssize end;
+
+		if (m->tunnel) {
+			if (!esd_np_tls_put(&m->down, in->data, in->len))
+				return FALSE;
+			g_byte_array_set_size(in, 0);
+			break;
+		}
+		if (m->in_response) {
+			n = esd_np_body_feed(&m->response_body, in->data, in->len, &done);
+			if (n < 0 || !esd_np_tls_put(&m->down, in->data, (gsize)n))
+				return FALSE;
+			g_byte_array_remove_range(in, 0, (guint)n);
+			if (done) {
+				m->in_response = FALSE;
+				g_free(g_queue_pop_head(&m->methods));
+			}
+			continue;
+		}
+		end = esd_np_request_find_end((const gchar *)in->data, in->len);
+		if (end < 0) {
+			if (in->len >= ESD_NP_REQUEST_MAX_HEAD)
+				return FALSE;
+			break;
+		}
+		/* a response nobody asked for, or one that does not parse: the connection ends */
+		response = esd_np_response_parse((const gchar *)in->data, (gsize)end);
+		if (response == NULL || g_queue_is_empty(&m->methods))
+			return FALSE;
+		if (!esd_np_tls_put(&m->down, in->data, (gsize)end))
+			return FALSE;
+		g_byte_array_remove_range(in, 0, (guint)end);
+		/* an interim response: the final one follows */
+		if (response->status / 100 == 1 && response->status != 101)
+			continue;
+		if (!esd_np_body_init_response(&m->response_body,
+					       response,
+					       g_queue_peek_head(&m->methods)))
+			return FALSE;
+		if (m->response_body.kind == ESD_NP_BODY_TUNNEL) {
+			m->tunnel = TRUE;
+			m->upgrading = FALSE;
+			continue;
+		}
+		m->upgrading = FALSE;
+		m->in_response = m->response_body.kind != ESD_NP_BODY_NONE;
+		if (!m->in_response)
+			g_free(g_queue_pop_head(&m->methods));
+	}
+	if (!esd_np_tls_flush(&m->down))
+		return FALSE;
+	/* an answer may have let the client's waiting bytes go, or a refusal's turn come */
+	return esd_np_mitm_client(m);
+}
+
+/* both ways until either side ends, the wait times out or the proxy stops */
+static void
+esd_np_mitm_pump(EsdNpMitm *m)
+{
+	const EsdNpMitmTarget *target = m->target;
+
+	/* what came with the handshake is not on the socket any more */
+	if (!esd_np_tls_drain(&m->down, m->from_client, FALSE) || !esd_np_mitm_client(m))
+		return;
+	while (TRUE) {
+		gboolean hold = m->refusal_status != NULL || m->upgrading ||
+				m->from_client->len >= ESD_NP_REQUEST_MAX_HEAD;
+		struct pollfd fds[3] = {{.fd = hold ? -1 : m->down.fd, .events = POLLIN},
+					{.fd = m->up_ready ? m->up.fd : -1, .events = POLLIN},
+					{.fd = target->cancel_fd, .events = POLLIN}};
+		gboolean ended;
+		gint n = poll(fds, 3, target->timeout_ms);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || fds[2].revents != 0)
+			return;
+		if (fds[1].revents != 0) {
+			ended = !esd_np_tls_drain(&m->up, m->from_server, TRUE);
+			if (!esd_np_mitm_server(m))
+				return;
+			if (ended)
+				break;
+		}
+		if (fds[0].revents != 0) {
+			ended = !esd_np_tls_drain(&m->down, m->from_client, TRUE);
+			if (!esd_np_mitm_client(m) || ended)
+				return;
+		}
+	}
+	/* the destination ended the exchange: so does the client's side */
+	(void)SSL_shutdown(m->down.ssl);
+	(void)esd_np_tls_flush(&m->down);
 }
 
 /**
@@ -336,14 +538,8 @@ esd_np_mitm_serve(EsdNpCa *ca,
 		  const GByteArray *early)
 {
 	g_autoptr(GError) error = NULL;
-	g_autoptr(GByteArray) rest = g_byte_array_new();
-	g_autoptr(EsdNpRequest) request = NULL;
 	SSL_CTX *context = esd_np_ca_server_context(ca, target->host, &error);
-	EsdNpTls down = {0};
-	EsdNpTls up = {0};
-	gchar *head = NULL;
-	guint masked;
-	glong verified;
+	EsdNpMitm m = {.creds = creds, .target = target};
 
 	if (context == NULL) {
 		g_message("%s: cannot intercept %s: %s",
@@ -352,85 +548,35 @@ esd_np_mitm_serve(EsdNpCa *ca,
 			  error->message);
 		return;
 	}
-	if (!esd_np_tls_init(&down, context, client, target) ||
-	    !esd_np_tls_init(&up, esd_np_ca_client_context(ca), upstream, target) ||
-	    !esd_np_mitm_expect(up.ssl, target->host)) {
+	m.from_client = g_byte_array_new();
+	m.from_server = g_byte_array_new();
+	g_queue_init(&m.methods);
+	if (!esd_np_tls_init(&m.down, context, client, target) ||
+	    !esd_np_tls_init(&m.up, esd_np_ca_client_context(ca), upstream, target) ||
+	    !esd_np_mitm_expect(m.up.ssl, target->host)) {
 		g_message("%s: cannot set up TLS for %s", target->process_id, target->host);
 		goto out;
 	}
-	SSL_CTX_free(g_steal_pointer(&context));
-	SSL_set_accept_state(down.ssl);
-	SSL_set_connect_state(up.ssl);
+	SSL_set_accept_state(m.down.ssl);
+	SSL_set_connect_state(m.up.ssl);
 	if (early->len > 0 &&
-	    BIO_write(down.net, early->data, (gint)early->len) != (gint)early->len)
+	    BIO_write(m.down.net, early->data, (gint)early->len) != (gint)early->len)
 		goto out;
-	if (!esd_np_tls_handshake(&down)) {
+	if (!esd_np_tls_handshake(&m.down)) {
 		g_debug("%s: the client's TLS handshake for %s failed",
 			target->process_id,
 			target->host);
 		goto out;
 	}
-	request = esd_np_mitm_read_head(&down, rest);
-	if (request == NULL) {
-		esd_np_tls_respond(&down, "400 Bad Request", NULL, "bad request");
-		goto out;
-	}
-	/* the secrets are bound to the tunnel's destination, which a `Host` cannot change */
-	if (!esd_np_request_host_matches(request)) {
-		esd_np_tls_respond(&down, "400 Bad Request", NULL, "host mismatch");
-		goto out;
-	}
-	/* limited mode, which the tunnel was intercepted for when no secret may go there */
-	if (target->limited && !esd_np_request_method_is_read(request->method)) {
-		esd_np_tls_respond(&down,
-				   "403 Forbidden",
-				   "blocked-by-method-policy",
-				   "Method not allowed in limited mode.");
-		goto out;
-	}
-	if (!esd_np_tls_handshake(&up)) {
-		verified = SSL_get_verify_result(up.ssl);
-		g_message("%s: TLS to %s:%u failed: %s",
-			  target->process_id,
-			  target->host,
-			  target->port,
-			  verified != X509_V_OK ? X509_verify_cert_error_string(verified)
-						: "handshake failed");
-		esd_np_tls_respond(&down, "502 Bad Gateway", NULL, "mitm upstream error");
-		goto out;
-	}
-	masked = esd_np_creds_apply(creds,
-				    TRUE,
-				    target->host,
-				    target->port,
-				    request->path,
-				    request->headers);
-	if (masked > 0)
-		g_debug("%s: %u credential header(s) put into a request to %s:%u",
-			target->process_id,
-			masked,
-			target->host,
-			target->port);
-	head = esd_np_request_forward_head(request, FALSE);
-	if (!esd_np_tls_write(&up, head, strlen(head)) ||
-	    !esd_np_tls_write(&up, rest->data, rest->len))
-		goto out;
-	esd_np_tls_pump(&down, &up);
+	esd_np_mitm_pump(&m);
 out:
-	/* the real secrets do not stay in freed memory */
-	if (head != NULL) {
-		memset(head, 0, strlen(head));
-		g_free(head);
-	}
-	if (request != NULL) {
-		for (guint i = 0; i < request->headers->len; i++) {
-			gchar *value = request->headers->pdata[i];
-			memset(value, 0, strlen(value));
-		}
-	}
-	if (context != NULL)
-		SSL_CTX_free(context);
-	esd_np_tls_clear(&down);
-	esd_np_tls_clear(&up);
+	/* a head not passed on yet may hold a placeholder, never a secret: cleared anyway */
+	memset(m.from_client->data, 0, m.from_client->len);
+	g_byte_array_unref(m.from_client);
+	g_byte_array_unref(m.from_server);
+	g_queue_clear_full(&m.methods, g_free);
+	SSL_CTX_free(context);
+	esd_np_tls_clear(&m.down);
+	esd_np_tls_clear(&m.up);
 	ERR_clear_error();
 }

@@ -296,6 +296,24 @@ esd_np_request_has_token(const gchar *list, const gchar *token)
 gchar *
 esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute)
 {
+	return esd_np_request_forward_head_full(self, absolute, FALSE);
+}
+
+/**
+ * esd_np_request_forward_head_full:
+ * @self: a request
+ * @absolute: whether the target stays in absolute form
+ * @persistent: whether the connection may carry more requests
+ *
+ * As esd_np_request_forward_head(); with @persistent, the connection's
+ * persistence is the client's (its `Connection: close` or `keep-alive`
+ * kept, none added), for an intercepted tunnel that frames each message.
+ *
+ * Returns: (transfer full): the head, through its blank line
+ */
+gchar *
+esd_np_request_forward_head_full(const EsdNpRequest *self, gboolean absolute, gboolean persistent)
+{
 	GString *out = g_string_new(NULL);
 	const gchar *connection = NULL;
 	gboolean upgrade = FALSE;
@@ -354,7 +372,15 @@ esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute)
 			g_string_append_printf(out, ":%u", self->port);
 		g_string_append(out, "\r\n");
 	}
-	g_string_append(out, upgrade ? "Connection: upgrade\r\n\r\n" : "Connection: close\r\n\r\n");
+	if (upgrade)
+		g_string_append(out, "Connection: upgrade\r\n\r\n");
+	else if (!persistent ||
+		 (connection != NULL && esd_np_request_has_token(connection, "close")))
+		g_string_append(out, "Connection: close\r\n\r\n");
+	else if (connection != NULL && esd_np_request_has_token(connection, "keep-alive"))
+		g_string_append(out, "Connection: keep-alive\r\n\r\n");
+	else
+		g_string_append(out, "\r\n");
 	return g_string_free(out, FALSE);
 }
 

@@ -33,6 +33,8 @@ gboolean
 esd_np_request_method_is_read(const gchar *method);
 gchar *
 esd_np_request_forward_head(const EsdNpRequest *self, gboolean absolute);
+gchar *
+esd_np_request_forward_head_full(const EsdNpRequest *self, gboolean absolute, gboolean persistent);
 void
 esd_np_request_free(EsdNpRequest *self);
 gchar *
