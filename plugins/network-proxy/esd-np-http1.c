@@ -22,7 +22,7 @@
 
 #define ESD_NP_BODY_MAX_LINE	4096
 #define ESD_NP_BODY_MAX_TRAILER (64 * 1024)
-#define ESD_NP_RESPONSE_MAX	128
+#define ESD_NP_RESPONSE_MAX	128 /* header lines, as a request's */
 
 enum {
 	CHUNK_SIZE,    /* hex digits */
@@ -299,26 +299,17 @@ esd_np_response_parse(const gchar *data, gsize len)
 	if (g_strv_length(lines) > ESD_NP_RESPONSE_MAX + 1)
 		return NULL;
 	/* HTTP/1.x NNN[ reason] */
-	status = lines[0] + 9;
 	if (strncmp(lines[0], "HTTP/1.", 7) != 0 || !g_ascii_isdigit(lines[0][7]) ||
-	    lines[0][8] != ' ' || !g_ascii_isdigit(status[0]) || !g_ascii_isdigit(status[1]) ||
+	    lines[0][8] != ' ')
+		return NULL;
+	status = lines[0] + 9;
+	if (!g_ascii_isdigit(status[0]) || !g_ascii_isdigit(status[1]) ||
 	    !g_ascii_isdigit(status[2]) || (status[3] != ' ' && status[3] != '\0') ||
 	    status[0] == '0')
 		return NULL;
 	self->status = (guint)((status[0] - '0') * 100 + (status[1] - '0') * 10 + status[2] - '0');
-	for (guint i = 1; lines[i] != NULL; i++) {
-		const gchar *colon = strchr(lines[i], ':');
-
-		if (colon == NULL || colon == lines[i] || strchr(lines[i], '\n') != NULL ||
-		    strchr(lines[i], '\r') != NULL)
-			return NULL;
-		for (const gchar *p = lines[i]; p < colon; p++) {
-			if ((guchar)*p <= ' ' || (guchar)*p >= 0x7f)
-				return NULL;
-		}
-		g_ptr_array_add(self->headers, g_strndup(lines[i], (gsize)(colon - lines[i])));
-		g_ptr_array_add(self->headers, g_strstrip(g_strdup(colon + 1)));
-	}
+	if (!esd_np_request_parse_header_lines(lines + 1, self->headers))
+		return NULL;
 	return g_steal_pointer(&self);
 }
 

@@ -268,22 +268,6 @@ esd_np_mitm_answer_refusal(EsdNpMitm *m)
 	return FALSE;
 }
 
-static gboolean
-esd_np_mitm_wants_upgrade(const EsdNpRequest *request)
-{
-	const gchar *connection = NULL;
-	gboolean upgrade = FALSE;
-
-	for (guint i = 0; i + 1 < request->headers->len; i += 2) {
-		const gchar *name = g_ptr_array_index(request->headers, i);
-		if (g_ascii_strcasecmp(name, "connection") == 0)
-			connection = g_ptr_array_index(request->headers, i + 1);
-		else if (g_ascii_strcasecmp(name, "upgrade") == 0)
-			upgrade = TRUE;
-	}
-	return upgrade && connection != NULL && strstr(connection, "pgrade") != NULL;
-}
-
 static void
 esd_np_mitm_wipe_request(EsdNpRequest *request)
 {
@@ -366,7 +350,7 @@ esd_np_mitm_request(EsdNpMitm *m, gsize end)
 		return FALSE;
 	g_queue_push_tail(&m->methods, g_strdup(request->method));
 	m->in_request = m->request_body.kind != ESD_NP_BODY_NONE;
-	m->upgrading = esd_np_mitm_wants_upgrade(request);
+	m->upgrading = esd_np_request_is_upgrade(request);
 	return TRUE;
 }
 
@@ -419,7 +403,6 @@ esd_np_mitm_server(EsdNpMitm *m)
 
 	while (in->len > 0) {
 		g_autoptr(EsdNpResponse) response = NULL;
-		g_autofree gchar *method = NULL;
 		gboolean done = FALSE;
 		gssize n;
 		gssize end;

@@ -139,6 +139,35 @@ esd_np_request_parse_origin_target(EsdNpRequest *self,
 	return TRUE;
 }
 
+/**
+ * esd_np_request_parse_header_lines:
+ * @lines: the header lines of a head, %NULL-terminated, without their CRLF
+ * @headers: where each name and value go (name, value, name, value...)
+ *
+ * A request's or a response's header lines: `NAME: VALUE`, the name a
+ * token, the value trimmed, at most ESD_NP_REQUEST_MAX_HEADERS of them.
+ *
+ * Returns: %FALSE if a line is malformed
+ */
+gboolean
+esd_np_request_parse_header_lines(gchar **lines, GPtrArray *headers)
+{
+	guint count = 0;
+
+	for (guint i = 0; lines[i] != NULL; i++) {
+		const gchar *colon = strchr(lines[i], ':');
+
+		if (colon == NULL || !esd_np_request_is_token(lines[i], (gsize)(colon - lines[i])))
+			return FALSE;
+		if (strchr(lines[i], '\r') != NULL || strchr(lines[i], '\n') != NULL ||
+		    ++count > ESD_NP_REQUEST_MAX_HEADERS)
+			return FALSE;
+		g_ptr_array_add(headers, g_strndup(lines[i], (gsize)(colon - lines[i])));
+		g_ptr_array_add(headers, g_strstrip(g_strdup(colon + 1)));
+	}
+	return TRUE;
+}
+
 static EsdNpRequest *
 esd_np_request_parse_full(const gchar *data, gsize len, const gchar *host, guint16 port)
 {
@@ -146,7 +175,6 @@ esd_np_request_parse_full(const gchar *data, gsize len, const gchar *host, guint
 	g_autofree gchar *text = NULL;
 	g_auto(GStrv) lines = NULL;
 	g_auto(GStrv) parts = NULL;
-	guint count = 0;
 
 	if (len < 4 || len > ESD_NP_REQUEST_MAX_HEAD || memchr(data, '\0', len) != NULL)
 		return NULL;
@@ -172,20 +200,8 @@ esd_np_request_parse_full(const gchar *data, gsize len, const gchar *host, guint
 	if (host != NULL ? !esd_np_request_parse_origin_target(self, parts[1], host, port)
 			 : !esd_np_request_parse_target(self, parts[1]))
 		return NULL;
-	for (guint i = 1; lines[i] != NULL; i++) {
-		const gchar *colon = strchr(lines[i], ':');
-		g_autofree gchar *value = NULL;
-
-		if (colon == NULL || !esd_np_request_is_token(lines[i], (gsize)(colon - lines[i])))
-			return NULL;
-		if (strchr(lines[i], '\r') != NULL || strchr(lines[i], '\n') != NULL)
-			return NULL;
-		value = g_strstrip(g_strdup(colon + 1));
-		g_ptr_array_add(self->headers, g_strndup(lines[i], (gsize)(colon - lines[i])));
-		g_ptr_array_add(self->headers, g_steal_pointer(&value));
-		count++;
-	}
-	return count <= ESD_NP_REQUEST_MAX_HEADERS ? g_steal_pointer(&self) : NULL;
+	return esd_np_request_parse_header_lines(lines + 1, self->headers) ? g_steal_pointer(&self)
+									   : NULL;
 }
 
 /**
@@ -279,6 +295,35 @@ esd_np_request_has_token(const gchar *list, const gchar *token)
 	return FALSE;
 }
 
+/* the value of the last header @name, or NULL */
+static const gchar *
+esd_np_request_get_header(const EsdNpRequest *self, const gchar *name)
+{
+	const gchar *value = NULL;
+
+	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
+		if (g_ascii_strcasecmp(g_ptr_array_index(self->headers, i), name) == 0)
+			value = g_ptr_array_index(self->headers, i + 1);
+	}
+	return value;
+}
+
+/**
+ * esd_np_request_is_upgrade:
+ * @self: a request
+ *
+ * Returns: whether it asks to upgrade the connection (WebSocket): an
+ *   `Upgrade` header that its `Connection` names, which the head sent on keeps
+ */
+gboolean
+esd_np_request_is_upgrade(const EsdNpRequest *self)
+{
+	const gchar *connection = esd_np_request_get_header(self, "connection");
+
+	return connection != NULL && esd_np_request_has_token(connection, "upgrade") &&
+	       esd_np_request_get_header(self, "upgrade") != NULL;
+}
+
 /**
  * esd_np_request_forward_head:
  * @self: a plain HTTP request
@@ -319,11 +364,7 @@ esd_np_request_forward_head_full(const EsdNpRequest *self, gboolean absolute, gb
 	gboolean upgrade = FALSE;
 	gboolean host = FALSE;
 
-	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
-		const gchar *name = g_ptr_array_index(self->headers, i);
-		if (g_ascii_strcasecmp(name, "connection") == 0)
-			connection = g_ptr_array_index(self->headers, i + 1);
-	}
+	connection = esd_np_request_get_header(self, "connection");
 	if (absolute) {
 		gboolean v6 = strchr(self->host, ':') != NULL && self->host[0] != '[';
 		g_string_append_printf(out,
@@ -351,8 +392,7 @@ esd_np_request_forward_head_full(const EsdNpRequest *self, gboolean absolute, gb
 		    g_ascii_strcasecmp(name, "connection") == 0 ||
 		    g_ascii_strcasecmp(name, "keep-alive") == 0)
 			continue;
-		if (g_ascii_strcasecmp(name, "upgrade") == 0 && connection != NULL &&
-		    esd_np_request_has_token(connection, "upgrade")) {
+		if (g_ascii_strcasecmp(name, "upgrade") == 0 && esd_np_request_is_upgrade(self)) {
 			upgrade = TRUE;
 		} else if (connection != NULL && esd_np_request_has_token(connection, name)) {
 			continue;

@@ -28,6 +28,10 @@ esd_np_request_parse(const gchar *data, gsize len);
 EsdNpRequest *
 esd_np_request_parse_origin(const gchar *data, gsize len, const gchar *host, guint16 port);
 gboolean
+esd_np_request_parse_header_lines(gchar **lines, GPtrArray *headers);
+gboolean
+esd_np_request_is_upgrade(const EsdNpRequest *self);
+gboolean
 esd_np_request_host_matches(const EsdNpRequest *self);
 gboolean
 esd_np_request_method_is_read(const gchar *method);
