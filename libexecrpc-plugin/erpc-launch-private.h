@@ -40,6 +40,8 @@ gint
 erpc_launch_get_network_namespace(ErpcLaunch *self);
 const guint16 *
 erpc_launch_get_managed_network(ErpcLaunch *self, gint *channel_fd, guint *n_ports);
+guint
+erpc_launch_get_managed_datagrams(ErpcLaunch *self);
 void
 erpc_launch_close_fds(ErpcLaunch *self);
 void

@@ -42,6 +42,7 @@ struct _ErpcLaunch {
 	gint netns_fd;	       /* owned, or -1 */
 	gint managed_fd;       /* owned, or -1: the channel of the managed network */
 	GArray *managed_ports; /* of guint16, or NULL */
+	guint managed_udp;     /* UDP sockets to make on the namespace's loopback */
 	GPtrArray *hooks;      /* those that take part */
 	GHashTable *hook_data; /* ErpcLaunchHook → ErpcLaunchHookData */
 	guint next_prepare;
@@ -531,6 +532,31 @@ erpc_launch_set_managed_network(ErpcLaunch *self,
 }
 
 /**
+ * erpc_launch_set_managed_datagrams:
+ * @self: a #ErpcLaunch
+ * @n_sockets: how many, 0 to %ERPC_LAUNCH_MAX_MANAGED_DATAGRAMS
+ *
+ * Asks the managed network of erpc_launch_set_managed_network() for
+ * @n_sockets UDP sockets as well, each bound to `127.0.0.1` at a port of
+ * the kernel's choice on the namespace's loopback: a SOCKS5 proxy's UDP
+ * relays. They arrive in the same message as the listeners, after them.
+ *
+ * With at least one, the command's seccomp filter also allows IPv4 and IPv6
+ * datagram sockets and sendto(2) with an address; like its stream sockets
+ * they reach nothing but the namespace's loopback. Without a managed
+ * network this does nothing.
+ *
+ * Since: 0.2
+ */
+void
+erpc_launch_set_managed_datagrams(ErpcLaunch *self, guint n_sockets)
+{
+	g_return_if_fail(ERPC_IS_LAUNCH(self));
+	g_return_if_fail(n_sockets <= ERPC_LAUNCH_MAX_MANAGED_DATAGRAMS);
+	self->managed_udp = n_sockets;
+}
+
+/**
  * erpc_launch_set_hook_data:
  * @self: a #ErpcLaunch
  * @hook: the hook the data belongs to
@@ -864,6 +890,20 @@ erpc_launch_get_managed_network(ErpcLaunch *self, gint *channel_fd, guint *n_por
 	if (self->managed_fd < 0 || self->managed_ports == NULL)
 		return NULL;
 	return (const guint16 *)self->managed_ports->data;
+}
+
+/**
+ * erpc_launch_get_managed_datagrams:
+ * @self: a #ErpcLaunch
+ *
+ * Returns: how many UDP sockets the managed network makes after its
+ *   listeners (erpc_launch_set_managed_datagrams())
+ */
+guint
+erpc_launch_get_managed_datagrams(ErpcLaunch *self)
+{
+	g_return_val_if_fail(ERPC_IS_LAUNCH(self), 0);
+	return self->managed_fd >= 0 ? self->managed_udp : 0;
 }
 
 /**

@@ -143,6 +143,18 @@ erpc_launch_set_managed_network(ErpcLaunch *self,
 				gint channel_fd,
 				const guint16 *ports,
 				guint n_ports);
+
+/**
+ * ERPC_LAUNCH_MAX_MANAGED_DATAGRAMS:
+ *
+ * The most UDP sockets erpc_launch_set_managed_datagrams() takes.
+ *
+ * Since: 0.2
+ */
+#define ERPC_LAUNCH_MAX_MANAGED_DATAGRAMS 16
+
+void
+erpc_launch_set_managed_datagrams(ErpcLaunch *self, guint n_sockets);
 void
 erpc_launch_set_hook_data(ErpcLaunch *self,
 			  ErpcLaunchHook *hook,

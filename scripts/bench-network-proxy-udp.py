@@ -15,8 +15,12 @@ and the server's CPU (user + system, /proc/PID/stat) per datagram relayed
 No reference column: the reference (0.171.0) does not return the target's
 replies to the client (see plugins/network-proxy/README.md). Not a test.
 
+With --sandbox the command runs in a restricted sandbox with
+enforceManagedNetwork: it reaches the relays the sandbox made on its own
+loopback (the managed network), not the host's.
+
   meson devenv -C build python3 ../scripts/bench-network-proxy-udp.py \
-      [--build build] [--count 2000] [--reps 3]
+      [--build build] [--count 2000] [--reps 3] [--sandbox]
 """
 
 import argparse
@@ -64,6 +68,8 @@ def main():
     parser.add_argument("--build", default="build")
     parser.add_argument("--count", type=int, default=2000)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--sandbox", action="store_true",
+                        help="run the client in a restricted sandbox, enforceManagedNetwork")
     args = parser.parse_args()
     client = os.path.abspath(os.path.join(args.build, "tests", "network-proxy",
                                           "test-network-proxy"))
@@ -81,11 +87,15 @@ def main():
         for rep in range(args.reps):
             pid = f"udp{rep}"
             before = server.cpu()
-            server.ws.call("process/start", {
+            params = {
                 "processId": pid, "argv": [client, "--udp-client", "named",
                                            f"rtt=127.0.0.1,{target},{args.count}"],
                 "cwd": "file:///", "env": {"PATH": server.path}, "tty": False,
-                "networkProxy": {"proxy": proxy}})
+                "networkProxy": {"proxy": proxy}}
+            if args.sandbox:
+                params["sandbox"] = bnp.SANDBOX
+                params["enforceManagedNetwork"] = True
+            server.ws.call("process/start", params)
             out = server.ws.output(pid)
             after = server.cpu()
             line = [l for l in out.splitlines() if l.startswith("rtt ")][0].split()

@@ -548,13 +548,15 @@ esd_process_methods_managed_network(EsdStartParams *start,
 				    ErpcLaunch *launch,
 				    GPtrArray *argv,
 				    GPtrArray *strings,
-				    gint *channel_fd)
+				    gint *channel_fd,
+				    guint *n_datagrams)
 {
 	const guint16 *ports = NULL;
 	guint n_ports = 0;
 	GString *list;
 
 	*channel_fd = -1;
+	*n_datagrams = 0;
 	/* enforceManagedNetwork takes the host's network away too, as on the reference */
 	if (start->policy->network != ESD_SANDBOX_NETWORK_RESTRICTED &&
 	    !start->enforce_managed_network)
@@ -569,13 +571,17 @@ esd_process_methods_managed_network(EsdStartParams *start,
 		*channel_fd = -1;
 		g_ptr_array_add(argv, (gpointer) "-");
 		g_ptr_array_add(argv, (gpointer) "-");
+		g_ptr_array_add(argv, (gpointer) "0");
 	} else {
+		*n_datagrams = erpc_launch_get_managed_datagrams(launch);
 		list = g_string_new(NULL);
 		for (guint i = 0; i < n_ports; i++)
 			g_string_append_printf(list, "%s%u", i > 0 ? "," : "", ports[i]);
 		g_ptr_array_add(strings, g_strdup_printf("%d", *channel_fd));
 		g_ptr_array_add(argv, g_ptr_array_index(strings, strings->len - 1));
 		g_ptr_array_add(strings, g_string_free(list, FALSE));
+		g_ptr_array_add(argv, g_ptr_array_index(strings, strings->len - 1));
+		g_ptr_array_add(strings, g_strdup_printf("%u", *n_datagrams));
 		g_ptr_array_add(argv, g_ptr_array_index(strings, strings->len - 1));
 	}
 	g_ptr_array_add(argv, (gpointer) "--");
@@ -600,11 +606,17 @@ esd_process_methods_prepare_sandbox(ErpcCall *call,
 	const gint *fds;
 	guint n_fds = 0;
 	gint channel_fd = -1;
+	guint n_datagrams = 0;
 	gboolean managed;
 	const EsdSandboxPolicy *policy = start->policy;
 	EsdSandboxPolicy managed_policy;
 
-	managed = esd_process_methods_managed_network(start, hooks, argv, strings, &channel_fd);
+	managed = esd_process_methods_managed_network(start,
+						      hooks,
+						      argv,
+						      strings,
+						      &channel_fd,
+						      &n_datagrams);
 	/* bwrap 0.8 cannot set argv[0]: the command sees its path there */
 	g_ptr_array_add(argv, (gpointer)path);
 	for (guint i = 1; start->argv[i] != NULL; i++)
@@ -624,7 +636,8 @@ esd_process_methods_prepare_sandbox(ErpcCall *call,
 		managed_policy.network = ESD_SANDBOX_NETWORK_RESTRICTED;
 		policy = &managed_policy;
 	}
-	launch = esd_sandbox_launch_prepare_managed(policy, command, managed, &error);
+	launch =
+	    esd_sandbox_launch_prepare_managed(policy, command, managed, n_datagrams > 0, &error);
 	if (launch == NULL) {
 		if (g_error_matches(error, ERPC_SANDBOX_ERROR, ERPC_SANDBOX_ERROR_UNAVAILABLE)) {
 			EsdTelemetrySubject subject = {

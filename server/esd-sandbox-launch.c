@@ -79,7 +79,7 @@ esd_sandbox_launch_prepare(const EsdSandboxPolicy *policy,
 			   ErpcSandboxCommand *command,
 			   GError **error)
 {
-	return esd_sandbox_launch_prepare_managed(policy, command, FALSE, error);
+	return esd_sandbox_launch_prepare_managed(policy, command, FALSE, FALSE, error);
 }
 
 /**
@@ -90,6 +90,9 @@ esd_sandbox_launch_prepare(const EsdSandboxPolicy *policy,
  *   command's first step makes the proxy's listeners on the namespace's
  *   loopback, and the seccomp filter allows IPv4/IPv6 stream sockets and
  *   connect(2) instead of new Unix sockets (ESD_SECCOMP_NETWORK_MANAGED)
+ * @managed_datagrams: with @managed_network, the proxy's UDP relays are on
+ *   that loopback too: IPv4/IPv6 datagram sockets and sendto(2) with an
+ *   address (ESD_SECCOMP_NETWORK_DATAGRAMS)
  * @error: return location for a #GError, or %NULL
  *
  * As esd_sandbox_launch_prepare().
@@ -100,6 +103,7 @@ EsdSandboxLaunch *
 esd_sandbox_launch_prepare_managed(const EsdSandboxPolicy *policy,
 				   ErpcSandboxCommand *command,
 				   gboolean managed_network,
+				   gboolean managed_datagrams,
 				   GError **error)
 {
 	g_autoptr(EsdSandboxLaunch) self = NULL;
@@ -110,6 +114,8 @@ esd_sandbox_launch_prepare_managed(const EsdSandboxPolicy *policy,
 
 	if (managed_network && policy->network == ESD_SANDBOX_NETWORK_RESTRICTED)
 		flags |= ESD_SECCOMP_NETWORK_MANAGED;
+	if (managed_datagrams && (flags & ESD_SECCOMP_NETWORK_MANAGED) != 0)
+		flags |= ESD_SECCOMP_NETWORK_DATAGRAMS;
 
 	if (!esd_bwrap_available(&error_local)) {
 		esd_sandbox_launch_fail(error, ERPC_SANDBOX_ERROR_UNAVAILABLE, error_local);

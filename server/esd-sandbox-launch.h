@@ -18,6 +18,7 @@ EsdSandboxLaunch *
 esd_sandbox_launch_prepare_managed(const EsdSandboxPolicy *policy,
 				   ErpcSandboxCommand *command,
 				   gboolean managed_network,
+				   gboolean managed_datagrams,
 				   GError **error);
 const gchar *const *
 esd_sandbox_launch_get_argv(EsdSandboxLaunch *self);

@@ -911,15 +911,18 @@ static void __attribute__((noreturn)) serve(pid_t daemon_pid)
 
 /*
  * The managed network, run by bwrap inside the sandbox as the command's
- * first step: `--managed-network CHANNEL PORTS -- PROGRAM ARGS`. In the
- * sandbox's network namespace it listens on 127.0.0.1 at each of PORTS
- * (comma-separated), sends the listeners over CHANNEL to the daemon's
- * proxy (one byte, SCM_RIGHTS), closes its copies and executes the
- * program. CHANNEL `-` means no proxy to route to. Any failure exits 101
- * before the program runs, with a message that names the sandbox.
+ * first step: `--managed-network CHANNEL PORTS DATAGRAMS -- PROGRAM ARGS`.
+ * In the sandbox's network namespace it listens on 127.0.0.1 at each of
+ * PORTS (comma-separated), binds DATAGRAMS UDP sockets to 127.0.0.1 at
+ * ports of the kernel's choice, sends them all over CHANNEL to the daemon's
+ * proxy (one byte, SCM_RIGHTS, the listeners first), closes its copies and
+ * executes the program. CHANNEL `-` means no proxy to route to. Any
+ * failure exits 101 before the program runs, with a message that names
+ * the sandbox.
  */
-#define MANAGED_MAX_PORTS 8
-#define MANAGED_DENIED	  101
+#define MANAGED_MAX_PORTS     8
+#define MANAGED_MAX_DATAGRAMS 16
+#define MANAGED_DENIED	      101
 
 static void __attribute__((noreturn)) managed_fail(const char *what, int errnum)
 {
@@ -933,10 +936,13 @@ static void __attribute__((noreturn)) managed_fail(const char *what, int errnum)
 	_exit(MANAGED_DENIED);
 }
 
-static void __attribute__((noreturn))
-managed_network(const char *channel_arg, const char *ports_arg, char **argv)
+static void __attribute__((noreturn)) managed_network(const char *channel_arg,
+						      const char *ports_arg,
+						      const char *datagrams_arg,
+						      char **argv)
 {
-	int listeners[MANAGED_MAX_PORTS];
+	int listeners[MANAGED_MAX_PORTS + MANAGED_MAX_DATAGRAMS];
+	long n_datagrams;
 	char control[CMSG_SPACE(sizeof(listeners))];
 	char byte = 0;
 	struct iovec iov = {&byte, 1};
@@ -971,6 +977,21 @@ managed_network(const char *channel_arg, const char *ports_arg, char **argv)
 	}
 	if (n == 0)
 		managed_fail("no port", EINVAL);
+	n_datagrams = strtol(datagrams_arg, &end, 10);
+	if (end == datagrams_arg || *end != '\0' || n_datagrams < 0 ||
+	    n_datagrams > MANAGED_MAX_DATAGRAMS)
+		managed_fail("bad datagram count", EINVAL);
+	for (long i = 0; i < n_datagrams; i++) {
+		struct sockaddr_in addr = {.sin_family = AF_INET,
+					   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+		if (fd < 0)
+			managed_fail("socket", errno);
+		if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0)
+			managed_fail("cannot bind a UDP relay on the loopback", errno);
+		listeners[n++] = fd;
+	}
 	memset(control, 0, sizeof(control));
 	msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)n);
 	cmsg = CMSG_FIRSTHDR(&msg);
@@ -997,8 +1018,8 @@ main(int argc, char **argv, char **envp)
 
 	if (argc == 3 && strcmp(argv[1], "--server") == 0)
 		serve((pid_t)strtol(argv[2], NULL, 10));
-	if (argc >= 6 && strcmp(argv[1], "--managed-network") == 0 && strcmp(argv[4], "--") == 0)
-		managed_network(argv[2], argv[3], argv + 5);
+	if (argc >= 7 && strcmp(argv[1], "--managed-network") == 0 && strcmp(argv[5], "--") == 0)
+		managed_network(argv[2], argv[3], argv[4], argv + 6);
 	if (argc < 6) {
 		fprintf(stderr,
 			"esd-supervise: internal helper of execserverd, not to be run by hand\n");

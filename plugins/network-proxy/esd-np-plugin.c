@@ -228,6 +228,8 @@ esd_np_plugin_route_sandbox(ErpcLaunch *launch, EsdNpProxy *proxy, GError **erro
 	}
 	esd_np_proxy_attach_channel(proxy, pair[0]);
 	erpc_launch_set_managed_network(launch, pair[1], ports, ports[1] != 0 ? 2 : 1);
+	/* SOCKS5 UDP: the relays on the namespace's loopback, one an association */
+	erpc_launch_set_managed_datagrams(launch, esd_np_proxy_get_udp_relays(proxy));
 	return TRUE;
 }
 

@@ -123,6 +123,9 @@ struct _EsdNpProxy {
 	gint exited;	       /* atomic: the command has exited, its decisions are not queued */
 	gint channel_fd;       /* the managed network's, or -1 */
 	guint channel_source;
+	/* the UDP relays the sandbox made on its loopback, idle ones; NULL without */
+	GMutex udp_lock;
+	GPtrArray *udp_pool;
 	/* with allowUpstreamProxy: the daemon's own HTTP proxies, or NULL */
 	EsdNpUpstream *upstream_http;
 	EsdNpUpstream *upstream_tunnel;
@@ -1064,6 +1067,7 @@ esd_np_proxy_socks_handshake(EsdNpProxy *self,
 
 typedef struct {
 	GSocket *relay;		    /* the client's side, on the control connection's address */
+	gboolean pooled;	    /* the relay is the sandbox's, and goes back to the pool */
 	GSocket *out[2];	    /* IPv4 and IPv6 to destinations, made when first needed */
 	GInetAddress *client_host;  /* the control connection's peer */
 	guint16 client_port;	    /* the port the request named, or 0 */
@@ -1130,8 +1134,11 @@ esd_np_proxy_udp_is_client(EsdNpProxy *self, EsdNpUdp *udp, GSocketAddress *send
 	if (!g_inet_address_equal(g_inet_socket_address_get_address(inet), udp->client_host) ||
 	    (udp->client_port != 0 && port != udp->client_port))
 		return FALSE;
-	/* every local process shares the loopback address: the sender must be of the tree */
-	if (!esd_np_peer_udp_in_tree(port, esd_np_proxy_root_pid(self))) {
+	/*
+	 * every local process shares the loopback address: the sender must be of
+	 * the tree (in the sandbox's namespace there is nothing else)
+	 */
+	if (!udp->pooled && !esd_np_peer_udp_in_tree(port, esd_np_proxy_root_pid(self))) {
 		g_debug("%s: a datagram from outside the process's tree", self->process_id);
 		return FALSE;
 	}
@@ -1257,15 +1264,52 @@ esd_np_proxy_udp_reply(GOutputStream *out, GInetSocketAddress *relay, GCancellab
 	g_output_stream_write_all(out, reply, 6 + size, NULL, cancellable, NULL);
 }
 
+/* an idle relay of the sandbox's namespace, or NULL when all are in use */
+static GSocket *
+esd_np_proxy_udp_take(EsdNpProxy *self)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->udp_lock);
+
+	if (self->udp_pool == NULL || self->udp_pool->len == 0)
+		return NULL;
+	return g_ptr_array_steal_index(self->udp_pool, self->udp_pool->len - 1);
+}
+
+/* a relay of the namespace back to the pool, without what was sent to it meanwhile */
+static void
+esd_np_proxy_udp_give_back(EsdNpProxy *self, GSocket *relay)
+{
+	gchar scrap[1];
+
+	while (g_socket_receive(relay, scrap, sizeof(scrap), NULL, NULL) >= 0)
+		;
+	g_mutex_lock(&self->udp_lock);
+	/* once stopped, a relay is closed: it holds the sandbox's namespace */
+	if (g_cancellable_is_cancelled(self->cancellable)) {
+		g_object_unref(relay);
+	} else {
+		if (self->udp_pool == NULL)
+			self->udp_pool = g_ptr_array_new_with_free_func(g_object_unref);
+		g_ptr_array_add(self->udp_pool, relay);
+	}
+	g_mutex_unlock(&self->udp_lock);
+}
+
 /*
  * UDP ASSOCIATE: a relay socket on the address the client dialled, serving
  * the client at @host:@port (the control connection's host; any port of it
  * when @port is 0, then the first sender of the process's tree), until the
  * control connection closes or the proxy stops. Each datagram is a policy
  * decision of its own (protocol socks5_udp); a blocked one is dropped.
+ * A client in the sandbox's namespace (@in_namespace) gets one of the
+ * relays the sandbox made on its loopback: the host's is out of its reach.
  */
 static void
-esd_np_proxy_serve_udp(EsdNpProxy *self, GSocketConnection *conn, const gchar *host, guint16 port)
+esd_np_proxy_serve_udp(EsdNpProxy *self,
+		       GSocketConnection *conn,
+		       const gchar *host,
+		       guint16 port,
+		       gboolean in_namespace)
 {
 	GOutputStream *out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
 	gint control = g_socket_get_fd(g_socket_connection_get_socket(conn));
@@ -1298,15 +1342,26 @@ esd_np_proxy_serve_udp(EsdNpProxy *self, GSocketConnection *conn, const gchar *h
 	udp.client_text = esd_np_proxy_peer(conn);
 	udp.peers = g_ptr_array_new_with_free_func(g_object_unref);
 	udp.buffer = g_malloc(ESD_NP_PROXY_UDP_MAX_DATAGRAM + 1);
-	bind_address = g_inet_socket_address_new(
-	    g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(local)),
-	    0);
-	udp.relay = g_socket_new(g_socket_address_get_family(local),
-				 G_SOCKET_TYPE_DATAGRAM,
-				 G_SOCKET_PROTOCOL_UDP,
-				 &error);
-	if (udp.relay == NULL || !g_socket_bind(udp.relay, bind_address, FALSE, &error) ||
-	    (bound = g_socket_get_local_address(udp.relay, &error)) == NULL ||
+	if (in_namespace) {
+		udp.relay = esd_np_proxy_udp_take(self);
+		udp.pooled = udp.relay != NULL;
+		if (udp.relay == NULL)
+			g_set_error_literal(&error,
+					    G_IO_ERROR,
+					    G_IO_ERROR_TOO_MANY_OPEN_FILES,
+					    "every relay of the sandbox is in use");
+	} else {
+		bind_address = g_inet_socket_address_new(
+		    g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(local)),
+		    0);
+		udp.relay = g_socket_new(g_socket_address_get_family(local),
+					 G_SOCKET_TYPE_DATAGRAM,
+					 G_SOCKET_PROTOCOL_UDP,
+					 &error);
+		if (udp.relay != NULL && !g_socket_bind(udp.relay, bind_address, FALSE, &error))
+			g_clear_object(&udp.relay);
+	}
+	if (udp.relay == NULL || (bound = g_socket_get_local_address(udp.relay, &error)) == NULL ||
 	    !g_cancellable_make_pollfd(self->cancellable, &cancel)) {
 		g_debug("%s: a UDP relay: %s",
 			self->process_id,
@@ -1357,8 +1412,19 @@ done:
 	if (cancel.fd >= 0)
 		g_cancellable_release_fd(self->cancellable);
 	g_atomic_int_add(&self->udp_associations, -1);
+	if (udp.pooled)
+		esd_np_proxy_udp_give_back(self, g_steal_pointer(&udp.relay));
 out:
 	esd_np_udp_clear(&udp);
+}
+
+/* whether the sandbox made UDP relays on its loopback (some may be in use) */
+static gboolean
+esd_np_proxy_has_udp_pool(EsdNpProxy *self)
+{
+	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->udp_lock);
+
+	return self->udp_pool != NULL;
 }
 
 static void
@@ -1395,17 +1461,18 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	conn = g_socket_connection_factory_create_connection(socket);
 	in = g_io_stream_get_input_stream(G_IO_STREAM(conn));
 	out = g_io_stream_get_output_stream(G_IO_STREAM(conn));
-	/* the sandbox's namespace cannot reach a relay on the host's loopback */
+	/* the sandbox's namespace cannot reach a relay on the host's loopback: it has its own */
 	host = esd_np_proxy_socks_handshake(self,
 					    in,
 					    out,
-					    self->config->socks5_udp && !in_namespace,
+					    self->config->socks5_udp &&
+						(!in_namespace || esd_np_proxy_has_udp_pool(self)),
 					    &command,
 					    &target.port);
 	if (host == NULL)
 		return;
 	if (command == ESD_NP_SOCKS_UDP_ASSOCIATE) {
-		esd_np_proxy_serve_udp(self, conn, host, target.port);
+		esd_np_proxy_serve_udp(self, conn, host, target.port, in_namespace);
 		return;
 	}
 	target.host = esd_np_policy_normalize_host(host);
@@ -1568,12 +1635,35 @@ esd_np_proxy_new(EsdNpConfig *config,
 	return g_steal_pointer(&self);
 }
 
+/* a UDP relay the sandbox made, into the pool if it is one: IPv4 datagrams on 127.0.0.1 */
+static void
+esd_np_proxy_adopt_relay(EsdNpProxy *self, gint fd)
+{
+	g_autoptr(GSocket) relay = g_socket_new_from_fd(fd, NULL);
+	g_autoptr(GSocketAddress) local = NULL;
+
+	if (relay == NULL) {
+		close(fd);
+		return;
+	}
+	local = g_socket_get_local_address(relay, NULL);
+	if (g_socket_get_socket_type(relay) != G_SOCKET_TYPE_DATAGRAM ||
+	    !G_IS_INET_SOCKET_ADDRESS(local) ||
+	    !g_inet_address_get_is_loopback(
+		g_inet_socket_address_get_address(G_INET_SOCKET_ADDRESS(local)))) {
+		g_debug("%s: not a UDP relay of the loopback, ignored", self->process_id);
+		return;
+	}
+	g_socket_set_blocking(relay, FALSE);
+	esd_np_proxy_udp_give_back(self, g_steal_pointer(&relay));
+}
+
 /* takes over the listeners the sandbox made, once; a message without them is ignored */
 static gboolean
 esd_np_proxy_channel_cb(gint fd, GIOCondition condition, gpointer user_data)
 {
 	EsdNpProxy *self = ESD_NP_PROXY(user_data);
-	gint listeners[ESD_NP_PROXY_MAX_LISTENERS];
+	gint listeners[ESD_NP_PROXY_MAX_LISTENERS + ESD_NP_PROXY_MAX_UDP];
 	gchar control[CMSG_SPACE(sizeof(listeners))];
 	gchar byte;
 	struct iovec iov = {&byte, 1};
@@ -1598,10 +1688,18 @@ esd_np_proxy_channel_cb(gint fd, GIOCondition condition, gpointer user_data)
 		memcpy(listeners, CMSG_DATA(c), n * sizeof(gint));
 		break;
 	}
+	/* the UDP relays, after the listeners; before them, so that a SOCKS5 client finds them */
+	for (guint i = self->socks_port != 0 ? 2 : 1; i < n; i++) {
+		if (self->config->socks5_udp && !g_cancellable_is_cancelled(self->cancellable))
+			esd_np_proxy_adopt_relay(self, listeners[i]);
+		else
+			close(listeners[i]);
+	}
 	for (guint i = 0; i < n; i++) {
 		/* the first is HTTP, the second SOCKS5, as the ports were asked */
-		if (i >= 2 || (i == 1 && self->socks_port == 0) || self->listen == NULL ||
-		    g_cancellable_is_cancelled(self->cancellable)) {
+		if (i >= 2 || (i == 1 && self->socks_port == 0))
+			continue;
+		if (self->listen == NULL || g_cancellable_is_cancelled(self->cancellable)) {
 			close(listeners[i]);
 			continue;
 		}
@@ -1639,6 +1737,15 @@ guint16
 esd_np_proxy_get_port(EsdNpProxy *self)
 {
 	return self->port;
+}
+
+/* how many UDP relays the sandbox makes on its loopback: one an association, with enableSocks5Udp
+ */
+guint
+esd_np_proxy_get_udp_relays(EsdNpProxy *self)
+{
+	G_STATIC_ASSERT(ESD_NP_PROXY_MAX_UDP <= ERPC_LAUNCH_MAX_MANAGED_DATAGRAMS);
+	return self->config->socks5_udp ? ESD_NP_PROXY_MAX_UDP : 0;
 }
 
 /* the SOCKS5 listener's port, 0 without one */
@@ -1682,6 +1789,10 @@ esd_np_proxy_stop(EsdNpProxy *self)
 		close(self->channel_fd);
 		self->channel_fd = -1;
 	}
+	/* the idle relays; one in use is closed by its thread */
+	g_mutex_lock(&self->udp_lock);
+	g_clear_pointer(&self->udp_pool, g_ptr_array_unref);
+	g_mutex_unlock(&self->udp_lock);
 	/* its waiting threads hold the proxy: they go now, the listener's ports close */
 	if (self->listen != NULL) {
 		esd_np_listen_stop(self->listen);
@@ -1716,6 +1827,8 @@ esd_np_proxy_finalize(GObject *object)
 	g_clear_pointer(&self->upstream_tunnel, esd_np_upstream_free);
 	g_clear_pointer(&self->creds, esd_np_creds_free);
 	g_clear_pointer(&self->ca, esd_np_ca_unref);
+	g_clear_pointer(&self->udp_pool, g_ptr_array_unref);
+	g_mutex_clear(&self->udp_lock);
 	g_free(self->process_id);
 	G_OBJECT_CLASS(esd_np_proxy_parent_class)->finalize(object);
 }
@@ -1735,6 +1848,7 @@ esd_np_proxy_init(EsdNpProxy *self)
 	self->cancel_fd = self->holds_pollfd ? pollfd.fd : -1;
 	self->peers = esd_np_peer_cache_new();
 	self->channel_fd = -1;
+	g_mutex_init(&self->udp_lock);
 }
 
 static void

@@ -27,6 +27,8 @@ guint16
 esd_np_proxy_get_socks_port(EsdNpProxy *self);
 void
 esd_np_proxy_attach_channel(EsdNpProxy *self, gint fd);
+guint
+esd_np_proxy_get_udp_relays(EsdNpProxy *self);
 void
 esd_np_proxy_exiting(EsdNpProxy *self);
 void

@@ -37,6 +37,7 @@ typedef enum {
 				       */
 	ESD_SECCOMP_COND_NOT_INET,    /* arg is neither AF_INET nor AF_INET6 over all 64 bits */
 	ESD_SECCOMP_COND_INET_TYPE,   /* AF_INET or AF_INET6, (arg & 0xf) not SOCK_STREAM */
+	ESD_SECCOMP_COND_INET_TYPE_DGRAM, /* the same, neither SOCK_STREAM nor SOCK_DGRAM */
 } EsdSeccompCond;
 
 typedef struct {
@@ -224,7 +225,8 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
      .cond = ESD_SECCOMP_COND_NE,
      .arg = 4,
      .datum = 0,
-     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED},
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED,
+     .not_with = ESD_SECCOMP_NETWORK_DATAGRAMS},
 
     /*
      * The managed network (ESD_SECCOMP_NETWORK_MANAGED, with RESTRICTED): the
@@ -248,7 +250,25 @@ static const EsdSeccompRule esd_seccomp_rules[] = {
      .errnum = EPERM,
      .cond = ESD_SECCOMP_COND_INET_TYPE,
      .arg = 1,
-     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED},
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED,
+     .not_with = ESD_SECCOMP_NETWORK_DATAGRAMS},
+    /*
+     * With the proxy's UDP relays on the namespace's loopback
+     * (ESD_SECCOMP_NETWORK_DATAGRAMS), a SOCKS5 client sends its datagrams
+     * there: IP datagram sockets, and sendto(2) with an address, which the
+     * restricted rule above refuses. Neither reaches more: the namespace has
+     * no route but its loopback, and no datagram socket of another family
+     * can be made here (AF_UNIX is refused by socket(2), its datagram pairs
+     * by socketpair(2)); sendmsg(2) names an address unchecked already.
+     */
+    {.row = {"socket",
+	     "managed network with UDP relays: stream and datagram sockets only; a raw or "
+	     "packet socket has no proxy to go through"},
+     .errnum = EPERM,
+     .cond = ESD_SECCOMP_COND_INET_TYPE_DGRAM,
+     .arg = 1,
+     .only_with = ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED |
+		  ESD_SECCOMP_NETWORK_DATAGRAMS},
 };
 
 const EsdSeccompRow *
@@ -358,9 +378,9 @@ esd_seccomp_add_not_inet(scmp_filter_ctx ctx, guint32 action, gint nr, guint arg
 	return 0;
 }
 
-/* as esd_seccomp_add_sock_type(), for the two IP families and SOCK_STREAM alone */
+/* as esd_seccomp_add_sock_type(), for the two IP families and SOCK_STREAM (and SOCK_DGRAM) */
 static gint
-esd_seccomp_add_inet_type(scmp_filter_ctx ctx, guint32 action, gint nr, guint arg)
+esd_seccomp_add_inet_type(scmp_filter_ctx ctx, guint32 action, gint nr, guint arg, gboolean dgram)
 {
 	const guint64 families[] = {AF_INET, AF_INET6};
 
@@ -368,7 +388,7 @@ esd_seccomp_add_inet_type(scmp_filter_ctx ctx, guint32 action, gint nr, guint ar
 		for (guint64 type = 0; type <= 0xf; type++) {
 			gint r;
 
-			if (type == SOCK_STREAM)
+			if (type == SOCK_STREAM || (dgram && type == SOCK_DGRAM))
 				continue;
 			r = seccomp_rule_add_exact(ctx,
 						   action,
@@ -418,7 +438,9 @@ esd_seccomp_add_rule(scmp_filter_ctx ctx, const EsdSeccompRule *rule, gint nr)
 	case ESD_SECCOMP_COND_NOT_INET:
 		return esd_seccomp_add_not_inet(ctx, action, nr, rule->arg);
 	case ESD_SECCOMP_COND_INET_TYPE:
-		return esd_seccomp_add_inet_type(ctx, action, nr, rule->arg);
+		return esd_seccomp_add_inet_type(ctx, action, nr, rule->arg, FALSE);
+	case ESD_SECCOMP_COND_INET_TYPE_DGRAM:
+		return esd_seccomp_add_inet_type(ctx, action, nr, rule->arg, TRUE);
 	default:
 		return -EINVAL;
 	}
@@ -573,7 +595,7 @@ esd_seccomp_build_fd_uncached(EsdSeccompFlags flags, GError **error)
  * the start, because bwrap reads the program with read().
  */
 static GMutex esd_seccomp_cache_lock;
-static gint esd_seccomp_cache[ESD_SECCOMP_FLAGS_ALL + 1] = {-1, -1, -1, -1};
+static gint esd_seccomp_cache[ESD_SECCOMP_FLAGS_ALL + 1] = {-1, -1, -1, -1, -1, -1, -1, -1};
 
 gint
 esd_seccomp_build_fd(EsdSeccompFlags flags, GError **error)

@@ -13,9 +13,14 @@ typedef enum {
 	/* with RESTRICTED, the managed network of a private namespace whose loopback holds the
 	 * proxy's listeners: IPv4/IPv6 stream sockets and connect(), no new AF_UNIX socket */
 	ESD_SECCOMP_NETWORK_MANAGED = 1 << 1,
+	/* with MANAGED, the proxy's UDP relays are on that loopback too: IPv4/IPv6 datagram
+	 * sockets, and sendto(2) with an address */
+	ESD_SECCOMP_NETWORK_DATAGRAMS = 1 << 2,
 } EsdSeccompFlags;
 
-#define ESD_SECCOMP_FLAGS_ALL (ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED)
+#define ESD_SECCOMP_FLAGS_ALL                                                                      \
+	(ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED |                            \
+	 ESD_SECCOMP_NETWORK_DATAGRAMS)
 
 /* one row of the rule table: the system call it restricts and why */
 typedef struct {

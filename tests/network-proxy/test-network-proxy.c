@@ -1926,10 +1926,10 @@ udp_compare_times(gconstpointer a, gconstpointer b)
  * request: "socket: ERROR" if it cannot be), then each step, printing what it
  * got: send=HOST,PORT,DATA (from the associated socket), other=… (from a
  * second socket of the same process), frag=… (FRAG 1), big=… (20000 bytes
- * more), wait=PATH (until PATH exists), close (the control connection),
- * more=N (N more associations, their reply codes, then closed), sleep=MS,
- * rtt=HOST,PORT,N (N round trips: how many came back and the median µs,
- * for scripts/bench-network-proxy-udp.py).
+ * more), direct=… (DATA alone to HOST:PORT itself, not through the relay), wait=PATH (until PATH
+ * exists), close (the control connection), more=N (N more associations, their reply codes, then
+ * closed), sleep=MS, rtt=HOST,PORT,N (N round trips: how many came back and the median µs, for
+ * scripts/bench-network-proxy-udp.py).
  */
 static gint
 udp_client(gint argc, gchar **argv)
@@ -2053,6 +2053,16 @@ udp_client(gint argc, gchar **argv)
 		} else if (g_str_equal(op[0], "big")) {
 			memset(datagram + n, 'x', 20000);
 			n += 20000;
+		} else if (g_str_equal(op[0], "direct")) {
+			struct sockaddr_in to = {.sin_family = AF_INET};
+
+			to.sin_port = htons((guint16)g_ascii_strtoull(args[1], NULL, 10));
+			if (inet_pton(AF_INET, args[0], &to.sin_addr) != 1)
+				return 6;
+			sendto(fd, args[2], strlen(args[2]), 0, (struct sockaddr *)&to, sizeof(to));
+			got = udp_reply(fd, 700);
+			g_print("direct %s %s\n", args[2], got);
+			continue;
 		}
 		sendto(from, datagram, n, 0, (struct sockaddr *)&relay, sizeof(relay));
 		got = udp_reply(from, 700);
@@ -3246,31 +3256,128 @@ test_enforce(Fixture *fx, gconstpointer user_data)
 }
 
 /*
- * Under the managed network UDP associate is unavailable: the SOCKS5
- * listener in the sandbox's namespace refuses the command (reply 7, the
- * relay would be on the host's loopback) and the filter refuses the
- * datagram socket anyway; SOCKS5 TCP still works there.
+ * SOCKS5 UDP under the managed network: the sandbox makes the relays on
+ * its own loopback and hands them to the proxy, one an association. From
+ * the namespace a datagram goes through the relay, with the same policy
+ * and decisions as outside (a denied one dropped), whether the request
+ * named the client's socket or none; one sent straight to the target
+ * reaches nothing; there are 16 relays, the 17th association gets reply 1;
+ * and the relays, idle or not, do not keep the namespace once the command
+ * is gone.
  */
 static void
 test_managed_udp(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *member =
+	    udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\",\"127.0.0.2\":\"deny\"}", NULL);
+	g_autofree gchar *exe = NULL;
+	g_autofree gchar *script = NULL;
+	g_autofree gchar *type = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected = NULL;
+	g_autofree gchar *got = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	const gchar *line;
+	Echo echo = {0};
+	guint64 ns;
+
+	if (fixture_skip_sandbox(fx))
+		return;
+	echo_start(&echo);
+	exe = g_shell_quote(self_exe);
+	script = g_strdup_printf("readlink /proc/self/ns/net; exec %s --udp-client named "
+				 "send=127.0.0.1,%u,one send=127.0.0.2,%u,denied "
+				 "direct=127.0.0.1,%u,direct more=16 send=127.0.0.1,%u,two",
+				 exe,
+				 echo.port,
+				 echo.port,
+				 echo.port,
+				 echo.port);
+	type = fixture_start_sandboxed(fx, "mu", member, "restricted", script);
+	g_assert_cmpstr(type, ==, "linuxSeccomp");
+	ns = fixture_netns(fx, "mu");
+	out = fixture_output(fx, "mu");
+	line = strchr(out, '\n');
+	g_assert_nonnull(line);
+	expected = g_strdup_printf("assoc 0 %u\n"
+				   "send one 127.0.0.1:%u echo:one\n"
+				   "send denied none\n"
+				   "direct direct none\n"
+				   "more 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n"
+				   "send two 127.0.0.1:%u echo:two\n",
+				   udp_relay_port(out),
+				   echo.port,
+				   echo.port);
+	g_assert_cmpstr(line + 1, ==, expected);
+	got = echo_got(&echo);
+	g_assert_cmpstr(got, ==, "one\ntwo\n");
+	decisions = fixture_decisions(fx, "mu");
+	g_assert_cmpuint(decisions->len, ==, 3);
+	assert_udp_decision(decisions->pdata[0],
+			    "mu",
+			    "allow",
+			    "baseline_policy",
+			    "allow",
+			    "127.0.0.1",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[1],
+			    "mu",
+			    "deny",
+			    "baseline_policy",
+			    "denied",
+			    "127.0.0.2",
+			    echo.port);
+	assert_udp_decision(decisions->pdata[2],
+			    "mu",
+			    "allow",
+			    "baseline_policy",
+			    "allow",
+			    "127.0.0.1",
+			    echo.port);
+	assert_netns_goes(esd_test_daemon_get_pid(fx->daemon), ns);
+
+	/* a request naming no socket: the first datagram's sender is the client */
+	g_clear_pointer(&script, g_free);
+	g_clear_pointer(&type, g_free);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&expected, g_free);
+	script = g_strdup_printf("exec %s --udp-client any send=127.0.0.1,%u,any", exe, echo.port);
+	type = fixture_start_sandboxed(fx, "mu2", member, "restricted", script);
+	out = fixture_output(fx, "mu2");
+	expected = g_strdup_printf("assoc 0 %u\nsend any 127.0.0.1:%u echo:any\n",
+				   udp_relay_port(out),
+				   echo.port);
+	g_assert_cmpstr(out, ==, expected);
+	echo_stop(&echo);
+}
+
+/*
+ * Without enableSocks5Udp the sandbox makes no relay: UDP ASSOCIATE gets
+ * reply 7 (command not supported) and the filter refuses a datagram
+ * socket, as before; SOCKS5 TCP still works there.
+ */
+static void
+test_managed_no_udp(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *member = udp_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
 	g_autofree gchar *exe = NULL;
 	g_autofree gchar *script = NULL;
 	g_autofree gchar *type = NULL;
 	g_autofree gchar *out = NULL;
-	g_autoptr(GPtrArray) decisions = NULL;
+	GString *tcp_only = g_string_new(member);
 
-	if (fixture_skip_sandbox(fx))
+	if (fixture_skip_sandbox(fx)) {
+		g_string_free(tcp_only, TRUE);
 		return;
+	}
+	g_string_replace(tcp_only, "\"enableSocks5Udp\":true", "\"enableSocks5Udp\":false", 1);
 	exe = g_shell_quote(self_exe);
 	script = g_strdup_printf("%s --udp-client any send=127.0.0.1,9,x", exe);
-	type = fixture_start_sandboxed(fx, "mu", member, "restricted", script);
+	type = fixture_start_sandboxed(fx, "mn", tcp_only->str, "restricted", script);
+	g_string_free(tcp_only, TRUE);
 	g_assert_cmpstr(type, ==, "linuxSeccomp");
-	out = fixture_output(fx, "mu");
+	out = fixture_output(fx, "mn");
 	g_assert_cmpstr(out, ==, "assoc 7 0\nsocket: Operation not permitted\n");
-	decisions = fixture_decisions(fx, "mu");
-	g_assert_cmpuint(decisions->len, ==, 0);
 }
 
 /* the sandbox's namespace, and the proxy's listeners in it, end with the command */
@@ -4007,6 +4114,7 @@ main(int argc, char **argv)
 		ADD("enforce", test_enforce);
 		ADD("managed-lifecycle", test_managed_lifecycle);
 		ADD("managed-udp", test_managed_udp);
+		ADD("managed-no-udp", test_managed_no_udp);
 		ADD("masking", test_masking);
 		ADD("masking-managed", test_masking_managed);
 		ADD("masking-bulk", test_masking_bulk);

@@ -396,6 +396,30 @@ sendto_address(void)
 	return sendto(fds[0], "x", 1, 0, (struct sockaddr *)&addr, sizeof(addr));
 }
 ERRNO_CHECK(check_sendto_address, sendto_address())
+
+/* a datagram to a UDP socket of the child's own on the loopback, as to a SOCKS5 relay */
+static long
+sendto_inet_loopback(void)
+{
+	struct sockaddr_in addr = {.sin_family = AF_INET,
+				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(addr);
+	gint relay = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	gint fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	gchar byte = 0;
+
+	if (relay < 0 || fd < 0)
+		return -1;
+	if (bind(relay, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+	    getsockname(relay, (struct sockaddr *)&addr, &len) != 0)
+		_exit(CHECK_BROKEN);
+	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&addr, sizeof(addr)) != 1)
+		return -1;
+	if (recv(relay, &byte, 1, 0) != 1 || byte != 'x')
+		_exit(CHECK_WRONG);
+	return 0;
+}
+ERRNO_CHECK(check_sendto_inet_loopback, sendto_inet_loopback())
 /* ordinary work keeps going: files, fork, exec and threads (glibc's clone3 falls back) */
 static gpointer
 thread_func(gpointer data)
@@ -515,10 +539,12 @@ test_seccomp_rows(void)
 static void
 test_seccomp_fd(void)
 {
-	const EsdSeccompFlags flags[] = {ESD_SECCOMP_FLAG_NONE,
-					 ESD_SECCOMP_NETWORK_RESTRICTED,
-					 ESD_SECCOMP_NETWORK_RESTRICTED |
-					     ESD_SECCOMP_NETWORK_MANAGED};
+	const EsdSeccompFlags flags[] = {
+	    ESD_SECCOMP_FLAG_NONE,
+	    ESD_SECCOMP_NETWORK_RESTRICTED,
+	    ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED,
+	    ESD_SECCOMP_NETWORK_RESTRICTED | ESD_SECCOMP_NETWORK_MANAGED |
+		ESD_SECCOMP_NETWORK_DATAGRAMS};
 	goffset sizes[G_N_ELEMENTS(flags)];
 
 	for (guint i = 0; i < G_N_ELEMENTS(flags); i++) {
@@ -545,6 +571,7 @@ test_seccomp_fd(void)
 	/* the network rules add to the program, the managed ones replace some */
 	g_assert_cmpint(sizes[1], >, sizes[0]);
 	g_assert_cmpint(sizes[2], !=, sizes[1]);
+	g_assert_cmpint(sizes[3], !=, sizes[2]);
 }
 
 static void
@@ -625,6 +652,7 @@ test_seccomp_bwrap(void)
 
 #define NET	ESD_SECCOMP_NETWORK_RESTRICTED
 #define MANAGED ESD_SECCOMP_NETWORK_MANAGED
+#define DGRAM	ESD_SECCOMP_NETWORK_DATAGRAMS
 static const SeccompCase seccomp_cases[] = {
     {"tiocsti", 0, check_tiocsti, EPERM, TRUE},
     {"tiocsti-high-bits", 0, check_tiocsti_high_bits, EPERM, TRUE},
@@ -689,6 +717,27 @@ static const SeccompCase seccomp_cases[] = {
     {"network/managed/sendto-address", NET | MANAGED, check_sendto_address, EPERM, TRUE},
     {"network/managed/setns", NET | MANAGED, check_setns, EPERM, TRUE},
     {"network/managed/ordinary-calls", NET | MANAGED, check_ordinary, 0, FALSE},
+    {"network/managed-udp/inet", NET | MANAGED | DGRAM, check_socket_inet, 0, FALSE},
+    {"network/managed-udp/inet-dgram", NET | MANAGED | DGRAM, check_socket_inet_dgram, 0, FALSE},
+    {"network/managed-udp/sendto-inet",
+     NET | MANAGED | DGRAM,
+     check_sendto_inet_loopback,
+     0,
+     FALSE},
+    {"network/managed-udp/inet6-raw", NET | MANAGED | DGRAM, check_socket_inet6_raw, EPERM, FALSE},
+    {"network/managed-udp/unix", NET | MANAGED | DGRAM, check_socket_unix, EAFNOSUPPORT, TRUE},
+    {"network/managed-udp/unix-dgram",
+     NET | MANAGED | DGRAM,
+     check_socket_unix_dgram,
+     EAFNOSUPPORT,
+     TRUE},
+    {"network/managed-udp/socketpair-dgram",
+     NET | MANAGED | DGRAM,
+     check_socketpair_unix_dgram,
+     EPERM,
+     TRUE},
+    {"network/managed-udp/setns", NET | MANAGED | DGRAM, check_setns, EPERM, TRUE},
+    {"network/managed/sendto-inet", NET | MANAGED, check_sendto_inet_loopback, EPERM, TRUE},
     {"network/open/connect-unix-path", 0, check_connect_unix_path, 0, FALSE},
     {"network/open/unix-dgram", 0, check_socket_unix_dgram, 0, FALSE},
 };
