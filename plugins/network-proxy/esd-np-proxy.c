@@ -809,6 +809,58 @@ esd_np_proxy_read_head(EsdNpProxy *self, gint fd, GByteArray *buffer)
 	}
 }
 
+/*
+ * `x-unix-socket`: a Unix socket of the host, which the reference proxies on
+ * macOS only and refuses on Linux, as here: 400 when the header is not
+ * visible ASCII; 403 in limited mode for a method it does not allow; 501
+ * otherwise, each with its decision (host `unix-socket`, port 0) but the
+ * first. Neither the target nor the policy is looked at.
+ */
+static void
+esd_np_proxy_refuse_unix_socket(EsdNpProxy *self,
+				gint fd,
+				const EsdNpRequest *request,
+				EsdNpTarget *target)
+{
+	EsdNpVerdict verdict = {.decision = "deny", .scope = "non_domain"};
+	gboolean limited = self->config->limited && !esd_np_request_method_is_read(request->method);
+
+	if (request->unix_socket_invalid) {
+		esd_np_proxy_respond(self,
+				     fd,
+				     "400 Bad Request",
+				     "text/plain",
+				     NULL,
+				     "invalid x-unix-socket header");
+		return;
+	}
+	target->protocol = "http";
+	target->method = request->method;
+	target->host = g_strdup(request->host);
+	target->port = 0;
+	verdict.source = limited ? "mode_guard" : "proxy_state";
+	verdict.reason = g_strdup(limited ? "method_not_allowed" : "unix_socket_unsupported");
+	esd_np_proxy_notify(self, target, &verdict);
+	if (limited) {
+		/* the reference's body here has three members only */
+		esd_np_proxy_respond(self,
+				     fd,
+				     "403 Forbidden",
+				     "application/json",
+				     "blocked-by-method-policy",
+				     "{\"status\":\"blocked\",\"host\":\"unix-socket\","
+				     "\"reason\":\"method_not_allowed\"}");
+	} else {
+		esd_np_proxy_respond(self,
+				     fd,
+				     "501 Not Implemented",
+				     "text/plain",
+				     NULL,
+				     "unix sockets unsupported");
+	}
+	g_free(verdict.reason);
+}
+
 static void
 esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 {
@@ -841,6 +893,10 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 				     "text/plain",
 				     NULL,
 				     "bad request");
+		goto out;
+	}
+	if (request->unix_socket) {
+		esd_np_proxy_refuse_unix_socket(self, fd, request, &target);
 		goto out;
 	}
 	target.host = esd_np_policy_normalize_host(request->host);

@@ -168,6 +168,33 @@ esd_np_request_parse_header_lines(gchar **lines, GPtrArray *headers)
 	return TRUE;
 }
 
+/*
+ * A plain request with `x-unix-socket` asks for a Unix socket of the
+ * proxy's host instead of its target, whatever form that has: as the
+ * reference on Linux, the proxy refuses it (501), so only whether the first
+ * such header is visible ASCII (else 400) is kept. FALSE without one.
+ */
+static gboolean
+esd_np_request_parse_unix_socket(EsdNpRequest *self, const gchar *target)
+{
+	for (guint i = 0; i + 1 < self->headers->len; i += 2) {
+		const guchar *value = g_ptr_array_index(self->headers, i + 1);
+
+		if (g_ascii_strcasecmp(g_ptr_array_index(self->headers, i), "x-unix-socket") != 0)
+			continue;
+		self->unix_socket = TRUE;
+		for (const guchar *p = value; *p != '\0'; p++) {
+			if ((*p < 0x20 && *p != '\t') || *p >= 0x7f)
+				self->unix_socket_invalid = TRUE;
+		}
+		self->host = g_strdup("unix-socket");
+		self->port = 0;
+		self->path = g_strdup(target);
+		return TRUE;
+	}
+	return FALSE;
+}
+
 static EsdNpRequest *
 esd_np_request_parse_full(const gchar *data, gsize len, const gchar *host, guint16 port)
 {
@@ -197,11 +224,14 @@ esd_np_request_parse_full(const gchar *data, gsize len, const gchar *host, guint
 	self->version = g_strdup(parts[2]);
 	self->connect = g_str_equal(self->method, "CONNECT");
 	self->default_port = 80;
+	if (!esd_np_request_parse_header_lines(lines + 1, self->headers))
+		return NULL;
+	if (host == NULL && !self->connect && esd_np_request_parse_unix_socket(self, parts[1]))
+		return g_steal_pointer(&self);
 	if (host != NULL ? !esd_np_request_parse_origin_target(self, parts[1], host, port)
 			 : !esd_np_request_parse_target(self, parts[1]))
 		return NULL;
-	return esd_np_request_parse_header_lines(lines + 1, self->headers) ? g_steal_pointer(&self)
-									   : NULL;
+	return g_steal_pointer(&self);
 }
 
 /**

@@ -17,8 +17,11 @@ typedef struct {
 	gchar *path;	      /* origin form; NULL for CONNECT */
 	gchar *version;
 	gboolean connect;
-	GPtrArray *headers; /* name, value, name, value... */
-	gsize head_len;	    /* bytes up to and including the blank line */
+	/* an `x-unix-socket` header (not in a tunnel): any target, host `unix-socket`, port 0 */
+	gboolean unix_socket;
+	gboolean unix_socket_invalid; /* its value is not visible ASCII */
+	GPtrArray *headers;	      /* name, value, name, value... */
+	gsize head_len;		      /* bytes up to and including the blank line */
 } EsdNpRequest;
 
 gssize

@@ -11,6 +11,9 @@
  * does not end at its one blank line (a header value that smuggles a line
  * break would start a second request the policy never saw). The same head
  * is also parsed as one read inside an intercepted TLS tunnel (origin form).
+ * A plain request with `x-unix-socket` is refused by the proxy, never
+ * forwarded: it must come back as such (host `unix-socket`, port 0), and
+ * never from inside a tunnel.
  */
 
 #include "config.h"
@@ -48,8 +51,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	request = esd_np_request_parse_origin((const gchar *)data, (gsize)end, "a.test", 443);
 	if (request != NULL) {
 		g_autofree gchar *head = esd_np_request_forward_head(request, FALSE);
-		if (request->connect || request->path == NULL || request->path[0] != '/' ||
-		    !g_str_equal(request->host, "a.test") || request->port != 443)
+		if (request->connect || request->unix_socket || request->path == NULL ||
+		    request->path[0] != '/' || !g_str_equal(request->host, "a.test") ||
+		    request->port != 443)
 			fuzz_fail("an origin-form request out of shape");
 		if (strstr(head, "\r\n\r\n") == NULL || strstr(head, "\r\n\r\n")[4] != '\0')
 			fuzz_fail(
@@ -60,6 +64,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	request = esd_np_request_parse((const gchar *)data, (gsize)end);
 	if (request == NULL)
 		return 0;
+	if (request->unix_socket) {
+		if (request->connect || request->port != 0 ||
+		    g_strcmp0(request->host, "unix-socket") != 0 || request->path == NULL)
+			fuzz_fail("an x-unix-socket request out of shape");
+		return 0;
+	}
+	if (request->unix_socket_invalid)
+		fuzz_fail("an invalid x-unix-socket without x-unix-socket");
 	if (request->host == NULL || request->host[0] == '\0' || request->port == 0)
 		fuzz_fail("an accepted request without host or port");
 	if (request->head_len != (gsize)end)

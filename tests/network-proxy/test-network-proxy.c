@@ -743,7 +743,9 @@ assert_decision(JsonNode *note,
 					   0));
 	g_assert_cmpstr(esd_test_json_get_string(note, "scope"),
 			==,
-			g_str_equal(source, "mode_guard") ? "non_domain" : "domain");
+			g_str_equal(source, "mode_guard") || g_str_equal(source, "proxy_state")
+			    ? "non_domain"
+			    : "domain");
 	g_assert_cmpstr(esd_test_json_get_string(note, "decision"), ==, decision);
 	g_assert_cmpstr(esd_test_json_get_string(note, "source"), ==, source);
 	g_assert_cmpstr(esd_test_json_get_string(note, "reason"), ==, reason);
@@ -1287,6 +1289,112 @@ test_limited(Fixture *fx, gconstpointer user_data)
 			fx->target.port,
 			"CONNECT");
 	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+}
+
+/*
+ * `x-unix-socket` asks the proxy for a Unix socket of its host, which the
+ * reference serves on macOS only: here, as there on Linux, 501 whatever the
+ * target (absolute, of another scheme, denied, or the origin form of a
+ * request to the proxy itself), 403 in limited mode for a method it does
+ * not allow, 400 for a value that is not visible ASCII, each but the last
+ * with its decision (host `unix-socket`, port 0). Nothing reaches the
+ * target; a CONNECT ignores the header.
+ */
+static void
+test_unix_socket(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *full =
+	    proxy_member(FALSE,
+			 "full",
+			 "{\"127.0.0.1\":\"allow\",\"denied.invalid\":\"deny\"}",
+			 NULL);
+	g_autofree gchar *limited =
+	    proxy_member(FALSE, "limited", "{\"127.0.0.1\":\"allow\"}", NULL);
+	const gchar *header = "-H 'x-unix-socket: /run/docker.sock'";
+	struct {
+		const gchar *id;
+		gboolean limited;
+		gchar *args;
+		const gchar *out;
+		const gchar *method;
+	} cases[] = {
+	    {"plain",
+	     FALSE,
+	     g_strdup_printf("%s http://127.0.0.1:%u/u", header, fx->target.port),
+	     "unix sockets unsupported\ncode=501 exit=0\n",
+	     "GET"},
+	    {"denied",
+	     FALSE,
+	     g_strdup_printf("-H 'X-Unix-Socket: relative' http://denied.invalid/u"),
+	     "unix sockets unsupported\ncode=501 exit=0\n",
+	     "GET"},
+	    {"empty",
+	     FALSE,
+	     g_strdup_printf("-H 'x-unix-socket;' ftp://127.0.0.1:%u/u", fx->target.port),
+	     "unix sockets unsupported\ncode=501 exit=0\n",
+	     "GET"},
+	    {"origin",
+	     FALSE,
+	     g_strdup_printf("%s --noproxy '*' \"$HTTP_PROXY/u\"", header),
+	     "unix sockets unsupported\ncode=501 exit=0\n",
+	     "GET"},
+	    {"invalid",
+	     FALSE,
+	     g_strdup_printf("-H \"$(printf 'x-unix-socket: /run/\\377')\" http://127.0.0.1:%u/u",
+			     fx->target.port),
+	     "invalid x-unix-socket header\ncode=400 exit=0\n",
+	     NULL},
+	    {"limited-post",
+	     TRUE,
+	     g_strdup_printf("%s -d x http://127.0.0.1:%u/u", header, fx->target.port),
+	     "{\"status\":\"blocked\",\"host\":\"unix-socket\",\"reason\":\"method_not_"
+	     "allowed\"}\ncode=403 exit=0\n",
+	     "POST"},
+	    {"limited-get",
+	     TRUE,
+	     g_strdup_printf("%s -X OPTIONS http://127.0.0.1:%u/u", header, fx->target.port),
+	     "unix sockets unsupported\ncode=501 exit=0\n",
+	     "OPTIONS"},
+	};
+	g_autofree gchar *tunnel = NULL;
+	g_autofree gchar *tunnel_out = NULL;
+
+	if (fixture_skip(fx)) {
+		for (guint i = 0; i < G_N_ELEMENTS(cases); i++)
+			g_free(cases[i].args);
+		return;
+	}
+	for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+		g_autofree gchar *out =
+		    fixture_curl(fx, cases[i].id, cases[i].limited ? limited : full, cases[i].args);
+		g_autoptr(GPtrArray) decisions = fixture_decisions(fx, cases[i].id);
+
+		g_test_message("%s: %s", cases[i].id, out);
+		g_assert_cmpstr(out, ==, cases[i].out);
+		g_assert_cmpuint(decisions->len, ==, cases[i].method != NULL ? 1 : 0);
+		if (cases[i].method != NULL)
+			assert_decision(decisions->pdata[0],
+					cases[i].id,
+					"deny",
+					cases[i].limited && !g_str_equal(cases[i].method, "OPTIONS")
+					    ? "mode_guard"
+					    : "proxy_state",
+					cases[i].limited && !g_str_equal(cases[i].method, "OPTIONS")
+					    ? "method_not_allowed"
+					    : "unix_socket_unsupported",
+					"http",
+					"unix-socket",
+					0,
+					cases[i].method);
+		g_free(cases[i].args);
+	}
+	g_assert_cmpuint(target_count(&fx->target), ==, 0);
+	/* CONNECT is a tunnel to its target, header or not, as on the reference */
+	tunnel = g_strdup_printf("-p --proxy-header 'x-unix-socket: /run/docker.sock' "
+				 "http://127.0.0.1:%u/t",
+				 fx->target.port);
+	tunnel_out = fixture_curl(fx, "tunnel", full, tunnel);
+	g_assert_cmpstr(tunnel_out, ==, "target GET /t\ncode=200 exit=0\n");
 }
 
 /* CONNECT: an allowed tunnel carries the bytes; a blocked one fails at the proxy */
@@ -4114,6 +4222,7 @@ main(int argc, char **argv)
 		ADD("enforce", test_enforce);
 		ADD("managed-lifecycle", test_managed_lifecycle);
 		ADD("managed-udp", test_managed_udp);
+		ADD("unix-socket", test_unix_socket);
 		ADD("managed-no-udp", test_managed_no_udp);
 		ADD("masking", test_masking);
 		ADD("masking-managed", test_masking_managed);

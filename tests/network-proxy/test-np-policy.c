@@ -400,6 +400,43 @@ test_request(void)
 		}
 	}
 
+	{
+		/* x-unix-socket: any target, to be refused; its first value checked */
+		static const struct {
+			const gchar *head;
+			gboolean invalid;
+		} unix_sockets[] = {
+		    {"GET /x HTTP/1.1\r\nx-unix-socket: /run/a.sock\r\n\r\n", FALSE},
+		    {"GET ftp://a/ HTTP/1.1\r\nX-Unix-Socket:\r\n\r\n", FALSE},
+		    {"GET http://a/ HTTP/1.1\r\nx-unix-socket: /\xc3\xa9\r\nx-unix-socket: "
+		     "/b\r\n\r\n",
+		     TRUE},
+		    {"GET http://a/ HTTP/1.1\r\nx-unix-socket: /b\r\nx-unix-socket: /\x7f\r\n\r\n",
+		     FALSE},
+		    {"GET http://a/ HTTP/1.1\r\nx-unix-socket: a\tb\r\n\r\n", FALSE},
+		};
+		g_autoptr(EsdNpRequest) tunnel = NULL;
+		g_autoptr(EsdNpRequest) plain = NULL;
+
+		for (guint i = 0; i < G_N_ELEMENTS(unix_sockets); i++) {
+			g_autoptr(EsdNpRequest) r = request(unix_sockets[i].head);
+			g_assert_nonnull(r);
+			g_assert_true(r->unix_socket);
+			g_assert_cmpint(r->unix_socket_invalid, ==, unix_sockets[i].invalid);
+			g_assert_cmpstr(r->host, ==, "unix-socket");
+			g_assert_cmpuint(r->port, ==, 0);
+		}
+		/* still a line break may not be smuggled, and CONNECT and tunnels ignore it */
+		g_assert_null(request("GET /x HTTP/1.1\r\nx-unix-socket: a\rb\r\n\r\n"));
+		plain = request("CONNECT a:443 HTTP/1.1\r\nx-unix-socket: /a\r\n\r\n");
+		g_assert_nonnull(plain);
+		g_assert_false(plain->unix_socket);
+		text = "GET /x HTTP/1.1\r\nHost: a.test\r\nx-unix-socket: /a\r\n\r\n";
+		tunnel = esd_np_request_parse_origin(text, strlen(text), "a.test", 443);
+		g_assert_nonnull(tunnel);
+		g_assert_false(tunnel->unix_socket);
+	}
+
 	connect = request("CONNECT [::1]:443 HTTP/1.1\r\nHost: [::1]:443\r\n\r\n");
 	g_assert_nonnull(connect);
 	g_assert_true(connect->connect);
