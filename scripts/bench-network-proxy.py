@@ -13,7 +13,8 @@ script (sendfile from a file in the temporary directory):
   http     curl fetches SIZE MB as a plain HTTP forward request
   latency  a client in the command makes N small requests, each on a new
            connection, through the proxy and then directly; the added
-           latency is the difference of the medians
+           latency is the difference of the medians, the server's CPU is
+           per proxied request
   idle     K processes with a proxy each, sleeping: the server's memory
            (Pss, from /proc/PID/smaps_rollup) before and after, per process
   tunnels  one process opens M CONNECT tunnels and holds them: the server's
@@ -471,10 +472,14 @@ def measure(args, only, tmp, path, tport, tls_port, cert):
                     add(server, "http MB/s", speed)
                     add(server, "http server CPU ms/MB", cpu)
                 if "latency" in only:
+                    cpu0 = server.cpu()
                     out = server.ws.output(server.start(
                         ["python3", "-c", LATENCY_CLIENT, str(tport), str(args.requests)]
                         + (["nodirect"] if args.sandbox else [])))
                     via, direct = map(float, out.split())
+                    # the direct requests cost the server nothing
+                    add(server, "server CPU us/request",
+                        (server.cpu() - cpu0) * 1e6 / args.requests)
                     if args.sandbox:
                         add(server, "latency via proxy us/request", via)
                     else:
@@ -532,7 +537,9 @@ def measure(args, only, tmp, path, tport, tls_port, cert):
         ref = statistics.median(by.get("reference", [0]))
         ours = statistics.median(by.get("execserverd", [0]))
         ratio = ours / ref if ref else float("nan")
-        print(f"{key:32} {ref:12.1f} {ours:12.1f} {ratio:8.2f}")
+        # small figures (CPU per MB) with two decimals, so that their ratio means something
+        digits = 2 if max(ref, ours) < 10 else 1
+        print(f"{key:32} {ref:12.{digits}f} {ours:12.{digits}f} {ratio:8.2f}")
 
 
 if __name__ == "__main__":
