@@ -749,14 +749,33 @@ failed:
 	return -1;
 }
 
-/* the connection a request goes out on: direct, or through the upstream proxy; -1 */
+/*
+ * The connection a request goes out on: through the upstream proxy, or
+ * direct; -1. A local or private destination (one the policy let through
+ * as such) is dialled directly, as on the reference: a proxy elsewhere
+ * would not reach it.
+ */
 static gint
-esd_np_proxy_dial_target(EsdNpProxy *self, const EsdNpTarget *target, GList *addresses)
+esd_np_proxy_dial_target(EsdNpProxy *self,
+			 const EsdNpTarget *target,
+			 GList *addresses,
+			 gboolean *upstream)
 {
-	if (g_str_equal(target->protocol, "http") && self->upstream_http != NULL)
+	gboolean local = FALSE;
+
+	for (GList *l = addresses; l != NULL && !local; l = l->next)
+		local = !esd_np_policy_address_is_public(l->data);
+	*upstream = FALSE;
+	if (local)
+		return esd_np_proxy_dial(self, addresses, target->port);
+	if (g_str_equal(target->protocol, "http") && self->upstream_http != NULL) {
+		*upstream = TRUE;
 		return esd_np_proxy_dial_upstream(self, self->upstream_http);
-	if (!g_str_equal(target->protocol, "http") && self->upstream_tunnel != NULL)
+	}
+	if (!g_str_equal(target->protocol, "http") && self->upstream_tunnel != NULL) {
+		*upstream = TRUE;
 		return esd_np_proxy_dial_tunnel(self, target);
+	}
 	return esd_np_proxy_dial(self, addresses, target->port);
 }
 
@@ -871,6 +890,7 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	g_autofree gchar *head = NULL;
 	GList *addresses;
 	guint16 peer_port = 0;
+	gboolean via_upstream = FALSE;
 	gint upstream = -1;
 
 	target.client = esd_np_io_peer(fd, &peer_port);
@@ -926,7 +946,7 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 		esd_np_proxy_respond_blocked(self, fd, &target, &verdict);
 		goto out;
 	}
-	upstream = esd_np_proxy_dial_target(self, &target, addresses);
+	upstream = esd_np_proxy_dial_target(self, &target, addresses, &via_upstream);
 	g_resolver_free_addresses(addresses);
 	if (upstream < 0) {
 		esd_np_proxy_flush(self, &verdict);
@@ -973,8 +993,8 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 					   target.port,
 					   request->path,
 					   request->headers);
-		head = esd_np_request_forward_head(request, self->upstream_http != NULL);
-		if (self->upstream_http != NULL && self->upstream_http->authorization != NULL) {
+		head = esd_np_request_forward_head(request, via_upstream);
+		if (via_upstream && self->upstream_http->authorization != NULL) {
 			/* the upstream's credentials go before the blank line */
 			gchar *with = g_strdup_printf("%.*sProxy-Authorization: %s\r\n\r\n",
 						      (gint)(strlen(head) - 2),
@@ -1496,6 +1516,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	EsdNpVerdict verdict = {0};
 	GList *addresses;
 	guint16 peer_port = 0;
+	gboolean via_upstream = FALSE;
 	gint upstream = -1;
 	gint own;
 	guint8 command = 0;
@@ -1542,7 +1563,7 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 		esd_np_proxy_socks_reply(out, ESD_NP_SOCKS_NOT_ALLOWED, self->cancellable);
 		goto out;
 	}
-	upstream = esd_np_proxy_dial_target(self, &target, addresses);
+	upstream = esd_np_proxy_dial_target(self, &target, addresses, &via_upstream);
 	g_resolver_free_addresses(addresses);
 	esd_np_proxy_flush(self, &verdict);
 	if (upstream < 0) {
@@ -1659,15 +1680,19 @@ esd_np_proxy_new(EsdNpConfig *config,
 	self->main_context = g_main_context_ref_thread_default();
 	self->notes = esd_np_notes_ref(notes);
 	if (config->allow_upstream_proxy) {
-		static const gchar *const http[] = {"http_proxy",
-						    "HTTP_PROXY",
-						    "all_proxy",
+		/* the reference's order (checked live): uppercase first, a tunnel falls back to
+		 * the HTTP proxy before ALL_PROXY */
+		static const gchar *const http[] = {"HTTP_PROXY",
+						    "http_proxy",
 						    "ALL_PROXY",
+						    "all_proxy",
 						    NULL};
-		static const gchar *const tunnel[] = {"https_proxy",
-						      "HTTPS_PROXY",
-						      "all_proxy",
+		static const gchar *const tunnel[] = {"HTTPS_PROXY",
+						      "https_proxy",
+						      "HTTP_PROXY",
+						      "http_proxy",
 						      "ALL_PROXY",
+						      "all_proxy",
 						      NULL};
 		self->upstream_http = esd_np_upstream_from_env(http);
 		self->upstream_tunnel = esd_np_upstream_from_env(tunnel);

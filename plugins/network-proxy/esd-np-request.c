@@ -397,13 +397,17 @@ esd_np_request_forward_head_full(const EsdNpRequest *self, gboolean absolute, gb
 	connection = esd_np_request_get_header(self, "connection");
 	if (absolute) {
 		gboolean v6 = strchr(self->host, ':') != NULL && self->host[0] != '[';
+		/* the default port left out, as the reference sends it upstream */
+		g_autofree gchar *port =
+		    self->port != 80 ? g_strdup_printf(":%u", self->port) : g_strdup("");
+
 		g_string_append_printf(out,
-				       "%s http://%s%s%s:%u%s %s\r\n",
+				       "%s http://%s%s%s%s%s %s\r\n",
 				       self->method,
 				       v6 ? "[" : "",
 				       self->host,
 				       v6 ? "]" : "",
-				       self->port,
+				       port,
 				       self->path,
 				       self->version);
 	} else {

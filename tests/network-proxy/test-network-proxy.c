@@ -462,13 +462,17 @@ fixture_setup(Fixture *fx, gconstpointer user_data)
 	/* the daemon's trust store: the TLS target's certificate alone */
 	cert_file = g_strdup_printf("SSL_CERT_FILE=%s", fx->target.cert_path);
 	trust[0] = cert_file;
-	if (g_strcmp0(user_data, "upstream") == 0) {
-		/* the daemon's own HTTP proxy is the target, which records what reaches it */
+	if (g_str_has_prefix(user_data, "upstream")) {
+		/* the daemon's own HTTP proxy is the target, which records what reaches it; for
+		 * `upstream-http` that one only, which tunnels fall back to */
 		g_autofree gchar *url =
 		    g_strdup_printf("http://user:pw@127.0.0.1:%u", fx->target.port);
 		g_autofree gchar *http = g_strdup_printf("HTTP_PROXY=%s", url);
 		g_autofree gchar *https = g_strdup_printf("HTTPS_PROXY=%s", url);
-		const gchar *envp[] = {http, https, NULL};
+		g_autofree gchar *all = g_strdup("ALL_PROXY=http://127.0.0.1:9");
+		const gchar *envp[] = {http,
+				       g_str_equal(user_data, "upstream") ? https : all,
+				       NULL};
 		const gchar *args[] = {"--listen", "stdio", NULL};
 
 		fx->daemon = esd_test_daemon_new_full(args, envp, NULL, FALSE);
@@ -501,7 +505,7 @@ fixture_teardown(Fixture *fx, gconstpointer user_data)
 		if (fx->client != NULL)
 			esd_test_ws_client_close(fx->client);
 		g_clear_object(&fx->client);
-		if (g_strcmp0(user_data, "stdio") == 0 || g_strcmp0(user_data, "upstream") == 0)
+		if (g_strcmp0(user_data, "stdio") == 0 || g_str_has_prefix(user_data, "upstream"))
 			esd_test_daemon_close_stdin(fx->daemon);
 		else
 			esd_test_daemon_send_signal(fx->daemon, SIGTERM);
@@ -2900,16 +2904,18 @@ test_client_vanishes(Fixture *fx, gconstpointer user_data)
 static void
 test_upstream(Fixture *fx, gconstpointer user_data)
 {
-	g_autofree gchar *member = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	/* a public address: the upstream proxy carries it, the target standing in for both */
+	g_autofree gchar *member =
+	    proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\",\"192.0.2.1\":\"allow\"}", NULL);
 	g_autofree gchar *direct = NULL;
 	g_autofree gchar *via = NULL;
+	g_autofree gchar *local = NULL;
 	g_autofree gchar *tunnel = NULL;
 	g_autofree gchar *blocked = NULL;
 	g_autofree gchar *head = NULL;
 	g_autofree gchar *args = g_strdup_printf("http://127.0.0.1:%u/up", fx->target.port);
-	g_autofree gchar *tunnel_args =
-	    g_strdup_printf("-p http://127.0.0.1:%u/t", fx->target.port);
-	g_autofree gchar *expected = NULL;
+	g_autofree gchar *public_args = g_strdup_printf("http://93.184.215.14/up");
+	g_autofree gchar *tunnel_args = g_strdup_printf("-p http://93.184.215.14:8443/t");
 	GString *upstream;
 
 	if (fixture_skip(fx))
@@ -2921,23 +2927,32 @@ test_upstream(Fixture *fx, gconstpointer user_data)
 			 "\"allowUpstreamProxy\":false",
 			 "\"allowUpstreamProxy\":true",
 			 1);
-	via = fixture_curl(fx, "via", upstream->str, args);
-	/* absolute form: the upstream proxy got the request */
-	expected = g_strdup_printf("target GET http://127.0.0.1:%u/up\ncode=200 exit=0\n",
-				   fx->target.port);
-	g_assert_cmpstr(via, ==, expected);
+	g_string_replace(upstream, "192.0.2.1", "93.184.215.14", 1);
+	via = fixture_curl(fx, "via", upstream->str, public_args);
+	/* absolute form, the default port left out: the upstream proxy got the request */
+	g_assert_cmpstr(via, ==, "target GET http://93.184.215.14/up\ncode=200 exit=0\n");
 	head = target_last_head(&fx->target);
 	g_assert_nonnull(strstr(head, "\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\n"));
 	g_clear_pointer(&head, g_free);
-	/* a tunnel is asked of the upstream with CONNECT (the target then answers it as HTTP) */
+	/* a local destination the policy let through is dialled directly, as on the reference */
+	local = fixture_curl(fx, "local", upstream->str, args);
+	g_assert_cmpstr(local, ==, "target GET /up\ncode=200 exit=0\n");
+	head = target_last_head(&fx->target);
+	g_assert_null(strstr(head, "Proxy-Authorization"));
+	g_clear_pointer(&head, g_free);
+	/*
+	 * a tunnel is asked of the upstream with CONNECT (the target then answers it as HTTP);
+	 * with `upstream-http` the daemon has HTTP_PROXY and ALL_PROXY only: tunnels take the
+	 * first, before ALL_PROXY, as on the reference
+	 */
 	tunnel = fixture_curl(fx, "tunnel", upstream->str, tunnel_args);
 	head = target_last_head(&fx->target);
-	g_assert_true(g_str_has_prefix(head, "CONNECT 127.0.0.1:"));
+	g_assert_true(g_str_has_prefix(head, "CONNECT 93.184.215.14:8443 HTTP/1.1\r\n"));
 	g_assert_nonnull(strstr(head, "\r\nProxy-Authorization: Basic dXNlcjpwdw==\r\n"));
 	/* the policy still comes first */
 	blocked = fixture_curl(fx, "blocked", upstream->str, "http://10.1.2.3/");
 	g_assert_true(g_str_has_suffix(blocked, "\ncode=403 exit=0\n"));
-	g_assert_cmpuint(target_count(&fx->target), ==, 3);
+	g_assert_cmpuint(target_count(&fx->target), ==, 4);
 	g_string_free(upstream, TRUE);
 }
 
@@ -4235,6 +4250,12 @@ main(int argc, char **argv)
 	g_test_add("/execserverd/network-proxy/stdio/upstream",
 		   Fixture,
 		   "upstream",
+		   fixture_setup,
+		   test_upstream,
+		   fixture_teardown);
+	g_test_add("/execserverd/network-proxy/stdio/upstream-http",
+		   Fixture,
+		   "upstream-http",
 		   fixture_setup,
 		   test_upstream,
 		   fixture_teardown);
