@@ -264,21 +264,39 @@ ERRNO_CHECK(check_socket_inet_dgram, closed(socket(AF_INET, SOCK_DGRAM, 0)))
 ERRNO_CHECK(check_socket_inet6_raw, closed(socket(AF_INET6, SOCK_RAW, IPPROTO_ICMPV6)))
 ERRNO_CHECK(check_socket_family_between, closed(socket(AF_AX25, SOCK_SEQPACKET, 0)))
 
+/*
+ * a socket of @type bound to 127.0.0.1 at a port of the kernel's, at @addr,
+ * and an unbound one of the same type in @peer; FALSE (errno the filter's) if
+ * either cannot be made
+ */
+static gboolean
+loopback_pair(gint type, struct sockaddr_in *addr, gint *bound, gint *peer)
+{
+	socklen_t len = sizeof(*addr);
+
+	*addr =
+	    (struct sockaddr_in){.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	*bound = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	*peer = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	if (*bound < 0 || *peer < 0)
+		return FALSE;
+	if (bind(*bound, (struct sockaddr *)addr, sizeof(*addr)) != 0 ||
+	    (type == SOCK_STREAM && listen(*bound, 1) != 0) ||
+	    getsockname(*bound, (struct sockaddr *)addr, &len) != 0)
+		_exit(CHECK_BROKEN);
+	return TRUE;
+}
+
 /* a loopback listener of the child's own and a client of it, as under the managed network */
 static long
 connect_inet_loopback(void)
 {
-	struct sockaddr_in addr = {.sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(addr);
-	gint listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	gint fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in addr;
+	gint listener;
+	gint fd;
 
-	if (listener < 0 || fd < 0)
+	if (!loopback_pair(SOCK_STREAM, &addr, &listener, &fd))
 		return -1;
-	if (bind(listener, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
-	    listen(listener, 1) != 0 || getsockname(listener, (struct sockaddr *)&addr, &len) != 0)
-		_exit(CHECK_BROKEN);
 	return connect(fd, (struct sockaddr *)&addr, sizeof(addr));
 }
 ERRNO_CHECK(check_connect_inet_loopback, connect_inet_loopback())
@@ -401,18 +419,13 @@ ERRNO_CHECK(check_sendto_address, sendto_address())
 static long
 sendto_inet_loopback(void)
 {
-	struct sockaddr_in addr = {.sin_family = AF_INET,
-				   .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof(addr);
-	gint relay = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	gint fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in addr;
+	gint relay;
+	gint fd;
 	gchar byte = 0;
 
-	if (relay < 0 || fd < 0)
+	if (!loopback_pair(SOCK_DGRAM, &addr, &relay, &fd))
 		return -1;
-	if (bind(relay, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
-	    getsockname(relay, (struct sockaddr *)&addr, &len) != 0)
-		_exit(CHECK_BROKEN);
 	if (sendto(fd, "x", 1, 0, (struct sockaddr *)&addr, sizeof(addr)) != 1)
 		return -1;
 	if (recv(relay, &byte, 1, 0) != 1 || byte != 'x')
