@@ -1019,6 +1019,12 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 		goto out;
 	/* the request is on its way: the decision goes before any of the answer */
 	esd_np_proxy_flush(self, &verdict);
+	/* a tunnel may last: what only the head needed goes first (the head may hold a secret) */
+	g_clear_pointer(&rest, g_byte_array_unref);
+	if (head != NULL) {
+		memset(head, 0, strlen(head));
+		g_clear_pointer(&head, g_free);
+	}
 	/* without a way to be stopped, a tunnel is not started */
 	if (self->cancel_fd >= 0)
 		esd_np_relay_run(fd, upstream, self->cancel_fd);
@@ -1589,6 +1595,9 @@ esd_np_proxy_serve_socks(EsdNpProxy *self, gint fd, gboolean in_namespace)
 		esd_np_mitm_serve(self->ca, self->creds, &mitm, fd, upstream, early);
 		goto out;
 	}
+	/* the handshake's streams are done with: a tunnel may last */
+	g_clear_object(&conn);
+	g_clear_object(&socket);
 	if (self->cancel_fd >= 0)
 		esd_np_relay_run(fd, upstream, self->cancel_fd);
 out:
