@@ -19,6 +19,7 @@
 #include <openssl/x509v3.h>
 
 #include "esd-np-ca.h"
+#include "esd-np-io.h"
 
 /*
  * The certificate authority of credential masking. A masked request over
@@ -245,13 +246,7 @@ esd_np_ca_write_bundle(EsdNpCa *self, const gchar *parent, GError **error)
 		parent = g_get_tmp_dir();
 	template = g_build_filename(parent, "execserverd-ca-XXXXXX", NULL);
 	if (g_mkdir_with_parents(parent, 0700) != 0 || g_mkdtemp(template) == NULL) {
-		gint saved = errno;
-		g_set_error(error,
-			    G_IO_ERROR,
-			    g_io_error_from_errno(saved),
-			    "%s: %s",
-			    template,
-			    g_strerror(saved));
+		esd_np_io_set_error(error, errno, template);
 		return FALSE;
 	}
 	self->dir = g_steal_pointer(&template);
@@ -261,13 +256,7 @@ esd_np_ca_write_bundle(EsdNpCa *self, const gchar *parent, GError **error)
 		self->lock_fd =
 		    open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (self->lock_fd < 0 || flock(self->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-			gint saved = errno;
-			g_set_error(error,
-				    G_IO_ERROR,
-				    g_io_error_from_errno(saved),
-				    "%s: %s",
-				    lock,
-				    g_strerror(saved));
+			esd_np_io_set_error(error, errno, lock);
 			return FALSE;
 		}
 	}

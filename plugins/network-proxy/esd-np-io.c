@@ -182,3 +182,22 @@ esd_np_io_peer(gint fd, guint16 *port)
 		*port = peer_port;
 	return g_strdup_printf("%s:%u", text, peer_port);
 }
+
+/**
+ * esd_np_io_set_error:
+ * @error: return location for a #GError, or %NULL
+ * @errnum: the errno of the call that failed, taken before anything else
+ * @what: what failed: a call, a path
+ *
+ * Sets @error to "@what: the reason", in %G_IO_ERROR.
+ */
+void
+esd_np_io_set_error(GError **error, gint errnum, const gchar *what)
+{
+	g_set_error(error,
+		    G_IO_ERROR,
+		    g_io_error_from_errno(errnum),
+		    "%s: %s",
+		    what,
+		    g_strerror(errnum));
+}

@@ -16,5 +16,7 @@ gint
 esd_np_io_dial(GInetAddress *address, guint16 port, gint cancel_fd, gint timeout_ms);
 gchar *
 esd_np_io_peer(gint fd, guint16 *port);
+void
+esd_np_io_set_error(GError **error, gint errnum, const gchar *what);
 
 G_END_DECLS

@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "esd-np-io.h"
 #include "esd-np-notes.h"
 
 /*
@@ -84,12 +85,7 @@ esd_np_notes_new(GMainContext *context, GFunc deliver, GDestroyNotify free_func,
 	gint fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 
 	if (fd < 0) {
-		gint saved = errno;
-		g_set_error(error,
-			    G_IO_ERROR,
-			    g_io_error_from_errno(saved),
-			    "timerfd_create: %s",
-			    g_strerror(saved));
+		esd_np_io_set_error(error, errno, "timerfd_create");
 		return NULL;
 	}
 	self = g_new0(EsdNpNotes, 1);

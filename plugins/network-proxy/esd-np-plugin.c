@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "esd-np-config.h"
+#include "esd-np-io.h"
 #include "esd-np-plugin.h"
 #include "esd-np-proxy.h"
 
@@ -218,12 +219,7 @@ esd_np_plugin_route_sandbox(ErpcLaunch *launch, EsdNpProxy *proxy, GError **erro
 	if (!enforced && erpc_sandbox_policy_get_network(policy) != ERPC_SANDBOX_NETWORK_RESTRICTED)
 		return TRUE;
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-		gint saved = errno;
-		g_set_error(error,
-			    G_IO_ERROR,
-			    g_io_error_from_errno(saved),
-			    "socketpair: %s",
-			    g_strerror(saved));
+		esd_np_io_set_error(error, errno, "socketpair");
 		return FALSE;
 	}
 	esd_np_proxy_attach_channel(proxy, pair[0]);

@@ -1642,11 +1642,7 @@ esd_np_proxy_bind_loopback(guint16 *port, GError **error)
 		gint saved = errno;
 		if (fd >= 0)
 			close(fd);
-		g_set_error(error,
-			    G_IO_ERROR,
-			    g_io_error_from_errno(saved),
-			    "cannot listen on 127.0.0.1: %s",
-			    g_strerror(saved));
+		esd_np_io_set_error(error, saved, "cannot listen on 127.0.0.1");
 		return -1;
 	}
 	*port = ntohs(address.sin_port);
