@@ -1346,28 +1346,52 @@ esd_np_proxy_udp_reply(GOutputStream *out, GInetSocketAddress *relay, GCancellab
 	g_output_stream_write_all(out, reply, 6 + size, NULL, cancellable, NULL);
 }
 
-/* an idle relay of the sandbox's namespace, or NULL when all are in use */
-static GSocket *
-esd_np_proxy_udp_take(EsdNpProxy *self)
-{
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->udp_lock);
+#define ESD_NP_PROXY_UDP_DRAIN 64 /* datagrams a relay is emptied of before it is reused */
 
-	if (self->udp_pool == NULL || self->udp_pool->len == 0)
-		return NULL;
-	return g_ptr_array_steal_index(self->udp_pool, self->udp_pool->len - 1);
-}
-
-/* a relay of the namespace back to the pool, without what was sent to it meanwhile */
-static void
-esd_np_proxy_udp_give_back(EsdNpProxy *self, GSocket *relay)
+/*
+ * empties a relay of the namespace of what was sent to it between two
+ * associations; FALSE if it is still being sent to after
+ * ESD_NP_PROXY_UDP_DRAIN datagrams: it is closed then, so that a sender
+ * cannot keep the thread here
+ */
+static gboolean
+esd_np_proxy_udp_drain(GSocket *relay)
 {
 	gchar scrap[1];
 
-	while (g_socket_receive(relay, scrap, sizeof(scrap), NULL, NULL) >= 0)
-		;
+	for (guint i = 0; i <= ESD_NP_PROXY_UDP_DRAIN; i++) {
+		if (g_socket_receive(relay, scrap, sizeof(scrap), NULL, NULL) < 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/* an idle relay of the sandbox's namespace, emptied, or NULL when all are in use */
+static GSocket *
+esd_np_proxy_udp_take(EsdNpProxy *self)
+{
+	while (TRUE) {
+		GSocket *relay = NULL;
+
+		g_mutex_lock(&self->udp_lock);
+		if (self->udp_pool != NULL && self->udp_pool->len > 0)
+			relay = g_ptr_array_steal_index(self->udp_pool, self->udp_pool->len - 1);
+		g_mutex_unlock(&self->udp_lock);
+		if (relay == NULL || esd_np_proxy_udp_drain(relay))
+			return relay;
+		g_object_unref(relay);
+	}
+}
+
+/* a relay of the namespace back to the pool, emptied */
+static void
+esd_np_proxy_udp_give_back(EsdNpProxy *self, GSocket *relay)
+{
+	gboolean drained = esd_np_proxy_udp_drain(relay);
+
 	g_mutex_lock(&self->udp_lock);
 	/* once stopped, a relay is closed: it holds the sandbox's namespace */
-	if (g_cancellable_is_cancelled(self->cancellable)) {
+	if (g_cancellable_is_cancelled(self->cancellable) || !drained) {
 		g_object_unref(relay);
 	} else {
 		if (self->udp_pool == NULL)

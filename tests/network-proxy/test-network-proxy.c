@@ -2038,7 +2038,8 @@ udp_compare_times(gconstpointer a, gconstpointer b)
  * request: "socket: ERROR" if it cannot be), then each step, printing what it
  * got: send=HOST,PORT,DATA (from the associated socket), other=… (from a
  * second socket of the same process), frag=… (FRAG 1), big=… (20000 bytes
- * more), direct=… (DATA alone to HOST:PORT itself, not through the relay), wait=PATH (until PATH
+ * more), direct=… (DATA alone to HOST:PORT itself, not through the relay),
+ * flood=N (N one-byte datagrams to the relay, not waiting for any), wait=PATH (until PATH
  * exists), close (the control connection), more=N (N more associations, their reply codes, then
  * closed), sleep=MS, rtt=HOST,PORT,N (N round trips: how many came back and the median µs, for
  * scripts/bench-network-proxy-udp.py).
@@ -2098,6 +2099,14 @@ udp_client(gint argc, gchar **argv)
 		}
 		if (g_str_equal(op[0], "sleep")) {
 			g_usleep(g_ascii_strtoull(op[1], NULL, 10) * 1000);
+			continue;
+		}
+		if (g_str_equal(op[0], "flood")) {
+			guint count = (guint)g_ascii_strtoull(op[1], NULL, 10);
+
+			for (guint j = 0; j < count; j++)
+				sendto(fd, "x", 1, 0, (struct sockaddr *)&relay, sizeof(relay));
+			g_print("flood %u\n", count);
 			continue;
 		}
 		if (g_str_equal(op[0], "more")) {
@@ -3470,6 +3479,23 @@ test_managed_udp(Fixture *fx, gconstpointer user_data)
 	expected = g_strdup_printf("assoc 0 %u\nsend any 127.0.0.1:%u echo:any\n",
 				   udp_relay_port(out),
 				   echo.port);
+	g_assert_cmpstr(out, ==, expected);
+
+	/*
+	 * a relay still sent to once its association ended is not used again (it
+	 * would keep its thread emptying it): 15 are left for the next 16
+	 */
+	g_clear_pointer(&script, g_free);
+	g_clear_pointer(&type, g_free);
+	g_clear_pointer(&out, g_free);
+	g_clear_pointer(&expected, g_free);
+	script =
+	    g_strdup_printf("exec %s --udp-client named close flood=1000 sleep=300 more=16", exe);
+	type = fixture_start_sandboxed(fx, "mu3", member, "restricted", script);
+	out = fixture_output(fx, "mu3");
+	expected = g_strdup_printf("assoc 0 %u\nclosed\nflood 1000\n"
+				   "more 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1\n",
+				   udp_relay_port(out));
 	g_assert_cmpstr(out, ==, expected);
 	echo_stop(&echo);
 }
