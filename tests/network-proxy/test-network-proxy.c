@@ -3529,36 +3529,41 @@ test_managed_no_udp(Fixture *fx, gconstpointer user_data)
 	g_assert_cmpstr(out, ==, "assoc 7 0\nsocket: Operation not permitted\n");
 }
 
+/*
+ * starts @script (which prints its network namespace first) sandboxed under
+ * the managed network as process @id; returns the namespace, alive
+ */
+static guint64
+fixture_start_in_netns(Fixture *fx, const gchar *id, const gchar *member, const gchar *script)
+{
+	g_autofree gchar *type = fixture_start_sandboxed(fx, id, member, "restricted", script);
+	guint64 ns = fixture_netns(fx, id);
+
+	g_assert_true(netns_alive(esd_test_daemon_get_pid(fx->daemon), ns));
+	return ns;
+}
+
+#define ESD_TEST_NETNS_SLEEPER "readlink /proc/self/ns/net; exec sleep 60"
+
 /* the sandbox's namespace, and the proxy's listeners in it, end with the command */
 static void
 test_managed_lifecycle(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
-	const gchar *script = "readlink /proc/self/ns/net; exec sleep 60";
 	GPid daemon;
 	guint64 ns;
 	g_autoptr(JsonNode) reply = NULL;
-	g_autofree gchar *type = NULL;
 
 	if (fixture_skip_sandbox(fx))
 		return;
 	daemon = esd_test_daemon_get_pid(fx->daemon);
 	/* the command ends by itself */
-	type = fixture_start_sandboxed(fx,
-				       "short",
-				       member,
-				       "restricted",
-				       "readlink /proc/self/ns/net; sleep 0.5");
-	ns = fixture_netns(fx, "short");
-	g_assert_true(netns_alive(daemon, ns));
+	ns = fixture_start_in_netns(fx, "short", member, "readlink /proc/self/ns/net; sleep 0.5");
 	g_free(fixture_output(fx, "short"));
 	assert_netns_goes(daemon, ns);
-	g_clear_pointer(&type, g_free);
 
 	/* terminated */
-	type = fixture_start_sandboxed(fx, "long", member, "restricted", script);
-	ns = fixture_netns(fx, "long");
-	g_assert_true(netns_alive(daemon, ns));
+	ns = fixture_start_in_netns(fx, "long", member, ESD_TEST_NETNS_SLEEPER);
 	reply = fixture_call(fx, "process/terminate", "{\"processId\":\"long\"}");
 	g_assert_nonnull(esd_test_json_get(reply, "result"));
 	g_free(fixture_output(fx, "long"));
@@ -3570,20 +3575,13 @@ static void
 test_managed_client_vanishes(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
-	g_autofree gchar *type = NULL;
 	GPid daemon;
 	guint64 ns;
 
 	if (fixture_skip_sandbox(fx))
 		return;
 	daemon = esd_test_daemon_get_pid(fx->daemon);
-	type = fixture_start_sandboxed(fx,
-				       "long",
-				       member,
-				       "restricted",
-				       "readlink /proc/self/ns/net; exec sleep 60");
-	ns = fixture_netns(fx, "long");
-	g_assert_true(netns_alive(daemon, ns));
+	ns = fixture_start_in_netns(fx, "long", member, ESD_TEST_NETNS_SLEEPER);
 	esd_test_ws_client_close(fx->client);
 	g_clear_object(&fx->client);
 	assert_netns_goes(daemon, ns);
@@ -3594,20 +3592,11 @@ static void
 test_managed_daemon_killed(Fixture *fx, gconstpointer user_data)
 {
 	g_autofree gchar *member = proxy_member(FALSE, "full", NULL, NULL);
-	g_autofree gchar *type = NULL;
-	GPid daemon;
 	guint64 ns;
 
 	if (fixture_skip_sandbox(fx))
 		return;
-	daemon = esd_test_daemon_get_pid(fx->daemon);
-	type = fixture_start_sandboxed(fx,
-				       "long",
-				       member,
-				       "restricted",
-				       "readlink /proc/self/ns/net; exec sleep 60");
-	ns = fixture_netns(fx, "long");
-	g_assert_true(netns_alive(daemon, ns));
+	ns = fixture_start_in_netns(fx, "long", member, ESD_TEST_NETNS_SLEEPER);
 	esd_test_daemon_send_signal(fx->daemon, SIGKILL);
 	g_assert_true(esd_test_daemon_wait_exit(fx->daemon, ESD_TEST_TIMEOUT_MS));
 	assert_netns_goes(0, ns);
