@@ -321,3 +321,95 @@ esd_np_response_free(EsdNpResponse *self)
 	g_clear_pointer(&self->headers, g_ptr_array_unref);
 	g_free(self);
 }
+
+/*
+ * the header names of a head's `Connection` lines, lowercase, and the fixed
+ * hop-by-hop ones; never the framing's
+ */
+static GPtrArray *
+esd_np_response_hops(const gchar *head, const gchar *end)
+{
+	GPtrArray *hops = g_ptr_array_new_with_free_func(g_free);
+	const gchar *line = head;
+
+	g_ptr_array_add(hops, g_strdup("connection"));
+	g_ptr_array_add(hops, g_strdup("keep-alive"));
+	g_ptr_array_add(hops, g_strdup("proxy-connection"));
+	while (line < end) {
+		const gchar *eol = g_strstr_len(line, end - line, "\r\n");
+		g_autofree gchar *text = NULL;
+		g_auto(GStrv) names = NULL;
+
+		if (eol == NULL)
+			eol = end;
+		if (line != head && (gsize)(eol - line) > 11 &&
+		    g_ascii_strncasecmp(line, "connection:", 11) == 0) {
+			text = g_strndup(line + 11, (gsize)(eol - line - 11));
+			names = g_strsplit(text, ",", -1);
+			for (guint i = 0; names[i] != NULL; i++) {
+				const gchar *name = g_strstrip(names[i]);
+				/* the framing stays as the proxy read it, whatever is named */
+				if (name[0] != '\0' &&
+				    g_ascii_strcasecmp(name, "content-length") != 0 &&
+				    g_ascii_strcasecmp(name, "transfer-encoding") != 0)
+					g_ptr_array_add(hops, g_ascii_strdown(name, -1));
+			}
+		}
+		line = eol + 2;
+	}
+	return hops;
+}
+
+/* whether the header @line (of @len bytes) is named in @hops */
+static gboolean
+esd_np_response_is_hop(const gchar *line, gsize len, const GPtrArray *hops)
+{
+	const gchar *colon = memchr(line, ':', len);
+
+	if (colon == NULL)
+		return FALSE;
+	for (guint i = 0; i < hops->len; i++) {
+		const gchar *hop = g_ptr_array_index(hops, i);
+		if (strlen(hop) == (gsize)(colon - line) &&
+		    g_ascii_strncasecmp(line, hop, (gsize)(colon - line)) == 0)
+			return TRUE;
+	}
+	return FALSE;
+}
+
+/**
+ * esd_np_response_close_head:
+ * @head: a response head, through its blank line
+ * @len: its length
+ *
+ * The head of a response as a forward proxy's client gets it, the one
+ * response its connection carries: the status line and the headers as they
+ * came, but the hop-by-hop ones (`Connection`, what it names, `Keep-Alive`,
+ * `Proxy-Connection`), then `Connection: close`.
+ *
+ * Returns: (transfer full): the head
+ */
+gchar *
+esd_np_response_close_head(const gchar *head, gsize len)
+{
+	GString *out = g_string_sized_new(len + 20);
+	const gchar *end = head + len - 2; /* the blank line's CRLF */
+	const gchar *line = head;
+	g_autoptr(GPtrArray) hops = esd_np_response_hops(head, end);
+
+	while (line < end) {
+		const gchar *eol = g_strstr_len(line, end - line, "\r\n");
+		gsize n;
+
+		if (eol == NULL)
+			eol = end;
+		n = (gsize)(eol - line);
+		if (line == head || !esd_np_response_is_hop(line, n, hops)) {
+			g_string_append_len(out, line, (gssize)n);
+			g_string_append(out, "\r\n");
+		}
+		line = eol + 2;
+	}
+	g_string_append(out, "Connection: close\r\n\r\n");
+	return g_string_free(out, FALSE);
+}

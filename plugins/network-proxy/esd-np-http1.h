@@ -44,6 +44,8 @@ EsdNpResponse *
 esd_np_response_parse(const gchar *data, gsize len);
 void
 esd_np_response_free(EsdNpResponse *self);
+gchar *
+esd_np_response_close_head(const gchar *head, gsize len);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(EsdNpResponse, esd_np_response_free)
 

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "esd-np-forward.h"
 #include "esd-np-io.h"
 #include "esd-np-listen.h"
 #include "esd-np-mitm.h"
@@ -892,6 +893,7 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	guint16 peer_port = 0;
 	gboolean via_upstream = FALSE;
 	gint upstream = -1;
+	EsdNpBody body = {0};
 
 	target.client = esd_np_io_peer(fd, &peer_port);
 	/* the sandbox's namespace holds nothing but the launch's processes */
@@ -936,6 +938,16 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 				     "text/plain",
 				     NULL,
 				     "Host header does not match request target");
+		goto out;
+	}
+	/* framing another server could read otherwise is refused (esd-np-http1.c) */
+	if (!request->connect && !esd_np_body_init_request(&body, request->headers)) {
+		esd_np_proxy_respond(self,
+				     fd,
+				     "400 Bad Request",
+				     "text/plain",
+				     NULL,
+				     "bad request");
 		goto out;
 	}
 	target.protocol = request->connect ? "https_connect" : "http";
@@ -1011,23 +1023,42 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 					 ESD_NP_PROXY_IO_TIMEOUT_MS))
 			goto out;
 	}
-	if (rest->len > 0 && !esd_np_io_write_all(upstream,
-						  rest->data,
-						  rest->len,
-						  self->cancel_fd,
-						  ESD_NP_PROXY_IO_TIMEOUT_MS))
-		goto out;
 	/* the request is on its way: the decision goes before any of the answer */
-	esd_np_proxy_flush(self, &verdict);
-	/* a tunnel may last: what only the head needed goes first (the head may hold a secret) */
-	g_clear_pointer(&rest, g_byte_array_unref);
-	if (head != NULL) {
-		memset(head, 0, strlen(head));
-		g_clear_pointer(&head, g_free);
+	if (request->connect) {
+		if (rest->len > 0 && !esd_np_io_write_all(upstream,
+							  rest->data,
+							  rest->len,
+							  self->cancel_fd,
+							  ESD_NP_PROXY_IO_TIMEOUT_MS))
+			goto out;
+		esd_np_proxy_flush(self, &verdict);
+		/* a tunnel may last: what only the head needed goes first */
+		g_clear_pointer(&rest, g_byte_array_unref);
+		/* without a way to be stopped, a tunnel is not started */
+		if (self->cancel_fd >= 0)
+			esd_np_relay_run(fd, upstream, self->cancel_fd);
+	} else if (self->cancel_fd >= 0) {
+		/* this request and its response only: a next one comes on a new connection */
+		EsdNpForward forward = {
+		    .client = fd,
+		    .upstream = upstream,
+		    .method = request->method,
+		    .upgrade = esd_np_request_is_upgrade(request),
+		    .body = body,
+		    .early = rest->data,
+		    .early_len = rest->len,
+		    .cancel_fd = self->cancel_fd,
+		    .timeout_ms = ESD_NP_PROXY_IO_TIMEOUT_MS,
+		};
+
+		esd_np_proxy_flush(self, &verdict);
+		/* the head may hold a secret */
+		if (head != NULL) {
+			memset(head, 0, strlen(head));
+			g_clear_pointer(&head, g_free);
+		}
+		esd_np_forward_run(&forward);
 	}
-	/* without a way to be stopped, a tunnel is not started */
-	if (self->cancel_fd >= 0)
-		esd_np_relay_run(fd, upstream, self->cancel_fd);
 out:
 	if (upstream >= 0)
 		close(upstream);
@@ -1528,9 +1559,12 @@ out:
 static gboolean
 esd_np_proxy_has_udp_pool(EsdNpProxy *self)
 {
-	g_autoptr(GMutexLocker) locker = g_mutex_locker_new(&self->udp_lock);
+	gboolean has;
 
-	return self->udp_pool != NULL;
+	g_mutex_lock(&self->udp_lock);
+	has = self->udp_pool != NULL;
+	g_mutex_unlock(&self->udp_lock);
+	return has;
 }
 
 static void

@@ -44,6 +44,7 @@ typedef struct {
 	gsize offset;  /* buffer only */
 	guint8 *buffer;
 	guint64 moved;	/* into the pipe */
+	guint64 limit;	/* bytes still to take from the source; G_MAXUINT64: all of them */
 	gboolean grown; /* the pipe's size was set */
 	gboolean eof;
 	gboolean done;
@@ -64,11 +65,17 @@ esd_np_relay_pump_buffer(EsdNpDirection *d)
 	while (TRUE) {
 		gssize n;
 
+		if (!d->eof && d->pending == 0 && d->limit == 0)
+			d->eof = TRUE;
 		if (!d->eof && d->pending == 0) {
-			n = read(d->src, d->buffer, ESD_NP_RELAY_CHUNK);
+			n = read(d->src,
+				 d->buffer,
+				 (gsize)MIN((guint64)ESD_NP_RELAY_CHUNK, d->limit));
 			if (n > 0) {
 				d->pending = (gsize)n;
 				d->offset = 0;
+				if (d->limit != G_MAXUINT64)
+					d->limit -= (guint64)n;
 			} else if (n == 0) {
 				d->eof = TRUE;
 			} else if (esd_np_relay_would_block()) {
@@ -106,17 +113,22 @@ esd_np_relay_pump(EsdNpDirection *d)
 		gboolean moved = FALSE;
 		gssize n;
 
+		if (!d->eof && d->limit == 0)
+			d->eof = TRUE;
 		if (!d->eof && d->pending < ESD_NP_RELAY_PIPE_BULK) {
 			/* the kernel moves what the pipe has room for */
-			n = splice(d->src,
-				   NULL,
-				   d->pipe[1],
-				   NULL,
-				   ESD_NP_RELAY_PIPE_BULK - d->pending,
-				   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+			n = splice(
+			    d->src,
+			    NULL,
+			    d->pipe[1],
+			    NULL,
+			    (gsize)MIN((guint64)(ESD_NP_RELAY_PIPE_BULK - d->pending), d->limit),
+			    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 			if (n > 0) {
 				d->pending += (gsize)n;
 				d->moved += (guint64)n;
+				if (d->limit != G_MAXUINT64)
+					d->limit -= (guint64)n;
 				moved = TRUE;
 				if (!d->grown && d->moved >= ESD_NP_RELAY_BULK_AFTER) {
 					d->grown = TRUE;
@@ -180,6 +192,7 @@ esd_np_relay_direction_init(EsdNpDirection *d, gint src, gint dst, const gint *k
 {
 	d->src = src;
 	d->dst = dst;
+	d->limit = G_MAXUINT64;
 	d->pipe[0] = d->pipe[1] = -1;
 	if (kept != NULL) {
 		d->pipe[0] = kept[0];
@@ -275,4 +288,51 @@ esd_np_relay_run(gint a, gint b, gint cancel_fd)
 	}
 	esd_np_relay_direction_clear(&dirs[0]);
 	esd_np_relay_direction_clear(&dirs[1]);
+}
+
+/**
+ * esd_np_relay_splice:
+ * @src: a connected, non-blocking socket
+ * @dst: another one
+ * @count: how many bytes to move, or %G_MAXUINT64 for all until @src ends
+ * @cancel_fd: a descriptor that becomes readable to stop, or -1
+ *
+ * Moves @count bytes from @src to @dst, spliced as esd_np_relay_run() does,
+ * one way only: the body of one message. Blocks the calling thread;
+ * neither socket is closed or shut down.
+ *
+ * Returns: whether all of them arrived (with %G_MAXUINT64: @src ended)
+ */
+gboolean
+esd_np_relay_splice(gint src, gint dst, guint64 count, gint cancel_fd)
+{
+	EsdNpDirection d = {0};
+	gboolean ok = FALSE;
+
+	esd_np_relay_direction_init(&d, src, dst, NULL);
+	d.limit = count;
+	while (TRUE) {
+		struct pollfd fds[3] = {{.fd = src},
+					{.fd = dst},
+					{.fd = cancel_fd, .events = POLLIN}};
+
+		if (!esd_np_relay_pump(&d))
+			break;
+		if (d.eof && d.pending == 0) {
+			ok = count == G_MAXUINT64 || d.limit == 0;
+			break;
+		}
+		fds[0].events = d.want_in ? POLLIN : 0;
+		fds[1].events = d.want_out ? POLLOUT : 0;
+		for (guint i = 0; i < 2; i++) {
+			if (fds[i].events == 0)
+				fds[i].fd = -1;
+		}
+		if (poll(fds, cancel_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+			break;
+		if (cancel_fd >= 0 && (fds[2].revents & POLLIN))
+			break;
+	}
+	esd_np_relay_direction_clear(&d);
+	return ok;
 }

@@ -8,5 +8,7 @@ G_BEGIN_DECLS
 
 void
 esd_np_relay_run(gint a, gint b, gint cancel_fd);
+gboolean
+esd_np_relay_splice(gint src, gint dst, guint64 count, gint cancel_fd);
 
 G_END_DECLS

@@ -6,7 +6,10 @@
  * network proxy (plugins/network-proxy/esd-np-http1.c): a head (a
  * response's, or a request's headers), then body bytes. The first byte
  * chooses the request method the response answers and how the body is
- * split. Besides memory errors it aborts when the framing breaks what the
+ * split. The head a forward proxy passes on (esd_np_response_close_head())
+ * must be the same response, ending at one blank line, with one
+ * `Connection` and no other hop-by-hop header. Besides memory errors it
+ * aborts when the framing breaks what the
  * tunnel relies on: a feed that claims more bytes than it got, a body that
  * goes on after it ended, a request whose framing is accepted with both a
  * length and a coding, or a body framed differently when the same bytes
@@ -83,6 +86,44 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (response->status < 100 || response->status > 999)
 		fuzz_fail("a status out of range");
+	/* the head a forward proxy's client gets: the same response, closing */
+	{
+		g_autofree gchar *closing =
+		    esd_np_response_close_head((const gchar *)data, (gsize)end);
+		g_autoptr(EsdNpResponse) again = esd_np_response_parse(closing, strlen(closing));
+		const gchar *blank = strstr(closing, "\r\n\r\n");
+		guint connections = 0;
+
+		if (blank == NULL || blank[4] != '\0' ||
+		    !g_str_has_suffix(closing, "\r\nConnection: close\r\n\r\n"))
+			fuzz_fail("a closing head that does not end at its one blank line");
+		/* one header more may be over the limit of a head that had as many as allowed */
+		if (again == NULL && response->headers->len / 2 < 127)
+			fuzz_fail("a closing head that does not parse");
+		if (again != NULL && again->status != response->status)
+			fuzz_fail("a closing head that is not the same response");
+		for (guint i = 0; again != NULL && i + 1 < again->headers->len; i += 2) {
+			const gchar *name = g_ptr_array_index(again->headers, i);
+			if (g_ascii_strcasecmp(name, "keep-alive") == 0 ||
+			    g_ascii_strcasecmp(name, "proxy-connection") == 0)
+				fuzz_fail("a closing head that keeps a hop-by-hop header");
+			connections += g_ascii_strcasecmp(name, "connection") == 0;
+		}
+		if (again != NULL && connections != 1)
+			fuzz_fail("a closing head with other than one Connection");
+		/* the client frames the body as the proxy does */
+		if (again != NULL) {
+			EsdNpBody before = {0};
+			EsdNpBody after = {0};
+			gboolean ok_before = esd_np_body_init_response(&before, response, "GET");
+			gboolean ok_after = esd_np_body_init_response(&after, again, "GET");
+
+			if (ok_before != ok_after ||
+			    (ok_before &&
+			     (before.kind != after.kind || before.remaining != after.remaining)))
+				fuzz_fail("a closing head framed otherwise than the response");
+		}
+	}
 	/* the same headers as a request's */
 	if (esd_np_body_init_request(&body, response->headers)) {
 		gboolean has_length = FALSE;

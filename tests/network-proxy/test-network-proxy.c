@@ -215,7 +215,9 @@ target_bulk(Io *io, const gchar *head, gsize head_len)
  * Serves a connection: one request, or over TLS every request until the
  * client ends it or asks to (persistent connections, as an intercepted
  * tunnel now passes them on). A request body is read (and, but for
- * /bulk/, dropped) before the next head.
+ * /bulk/, dropped) before the next head. A plain request for /persist/
+ * keeps the connection for the next one whatever its `Connection` says, as
+ * a server that does not honour `close` would.
  */
 static void
 target_handle(Target *target, Io *io)
@@ -230,6 +232,7 @@ target_handle(Target *target, Io *io)
 		g_auto(GStrv) words = NULL;
 		const gchar *end;
 		gsize head_len;
+		gboolean persist;
 
 		while ((end = strstr(head->str, "\r\n\r\n")) == NULL && head->len < 65536) {
 			gchar buf[4096];
@@ -246,15 +249,17 @@ target_handle(Target *target, Io *io)
 		g_mutex_unlock(&target->lock);
 		words = g_strsplit(head->str, " ", 3);
 		lower = g_ascii_strdown(head->str, (gssize)head_len);
+		persist =
+		    io->ssl == NULL && words[1] != NULL && strstr(words[1], "/persist/") != NULL;
 		if (words[1] != NULL && strstr(words[1], "/bulk/") != NULL) {
 			target_bulk(io, head->str, head->len);
 			g_string_truncate(head, 0);
 		} else {
-			if (io->ssl != NULL && !target_read_body(io,
-								 lower,
-								 head->str + head_len,
-								 head->len - head_len,
-								 sum))
+			if ((io->ssl != NULL || persist) && !target_read_body(io,
+									      lower,
+									      head->str + head_len,
+									      head->len - head_len,
+									      sum))
 				return;
 			body = g_strdup_printf("target %s %s",
 					       words[0],
@@ -267,6 +272,8 @@ target_handle(Target *target, Io *io)
 			 */
 			g_string_truncate(head, 0);
 		}
+		if (persist)
+			continue;
 		if (io->ssl == NULL || strstr(lower, "\r\nconnection: close") != NULL ||
 		    g_str_equal(words[0], "CONNECT"))
 			return;
@@ -1399,6 +1406,82 @@ test_unix_socket(Fixture *fx, gconstpointer user_data)
 				 fx->target.port);
 	tunnel_out = fixture_curl(fx, "tunnel", full, tunnel);
 	g_assert_cmpstr(tunnel_out, ==, "target GET /t\ncode=200 exit=0\n");
+}
+
+/*
+ * A plain HTTP connection to the proxy carries the one request the policy
+ * checked, even to a server that keeps its connection open: the response
+ * says `Connection: close`, so a client makes its next request on a new
+ * connection, checked there (in limited mode a POST after a GET is refused,
+ * as on the reference); a request pipelined after the first never reaches
+ * the server; a chunked request body is passed on whole, its response too.
+ */
+static void
+test_plain_one_request(Fixture *fx, gconstpointer user_data)
+{
+	g_autofree gchar *limited =
+	    proxy_member(FALSE, "limited", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *full = proxy_member(FALSE, "full", "{\"127.0.0.1\":\"allow\"}", NULL);
+	g_autofree gchar *next = g_strdup_printf(
+	    "-i http://127.0.0.1:%u/persist/a --next -s -d x http://127.0.0.1:%u/persist/b",
+	    fx->target.port,
+	    fx->target.port);
+	g_autofree gchar *chunked =
+	    g_strdup_printf("-H 'Transfer-Encoding: chunked' --data-binary @/etc/services "
+			    "http://127.0.0.1:%u/persist/c",
+			    fx->target.port);
+	g_autofree gchar *pipelined = NULL;
+	g_autofree gchar *out = NULL;
+	g_autofree gchar *expected = NULL;
+	g_autoptr(GPtrArray) decisions = NULL;
+	g_autofree gchar *head = NULL;
+
+	if (fixture_skip(fx))
+		return;
+	out = fixture_curl(fx, "next", limited, next);
+	g_test_message("%s", out);
+	g_assert_nonnull(strstr(out, "\r\nConnection: close\r\n\r\ntarget GET /persist/a"));
+	/* the second transfer's options (--next) have no -w: its body ends the output */
+	g_assert_true(
+	    g_str_has_suffix(out, "\"message\":\"Method not allowed in limited mode.\"} exit=0\n"));
+	decisions = fixture_decisions(fx, "next");
+	g_assert_cmpuint(decisions->len, ==, 3);
+	assert_decision(decisions->pdata[2],
+			"next",
+			"deny",
+			"mode_guard",
+			"method_not_allowed",
+			"http",
+			"127.0.0.1",
+			fx->target.port,
+			"POST");
+	g_assert_cmpuint(target_count(&fx->target), ==, 1);
+	g_clear_pointer(&out, g_free);
+
+	/* two requests in one write: the second is not passed on */
+	pipelined = g_strdup_printf(
+	    "python3 -c 'import os, socket, sys; p = int(os.environ[\"HTTP_PROXY\"].rsplit(\":\", "
+	    "1)[1]);"
+	    " s = socket.create_connection((\"127.0.0.1\", p)); t = \"127.0.0.1:%u\";"
+	    " s.sendall((\"GET http://%%s/persist/one HTTP/1.1\\r\\nHost: %%s\\r\\n\\r\\n\""
+	    " \"GET http://%%s/persist/smuggled HTTP/1.1\\r\\nHost: %%s\\r\\n\\r\\n\""
+	    " %% (t, t, t, t)).encode()); d = b\"\"\n"
+	    "while True:\n c = s.recv(65536)\n if not c: break\n d += c\n"
+	    "sys.stdout.write(d.decode())'",
+	    fx->target.port);
+	fixture_start(fx, "pipelined", pipelined, full);
+	out = fixture_output(fx, "pipelined");
+	expected = g_strdup("HTTP/1.1 200 OK\r\nContent-Length: 23\r\nConnection: close\r\n\r\n"
+			    "target GET /persist/one");
+	g_assert_cmpstr(out, ==, expected);
+	g_assert_cmpuint(target_count(&fx->target), ==, 2);
+	g_clear_pointer(&out, g_free);
+
+	out = fixture_curl(fx, "chunked", full, chunked);
+	g_assert_cmpstr(out, ==, "target POST /persist/c\ncode=200 exit=0\n");
+	head = target_last_head(&fx->target);
+	g_assert_nonnull(strstr(head, "\r\nTransfer-Encoding: chunked\r\n"));
+	g_assert_cmpuint(target_count(&fx->target), ==, 3);
 }
 
 /* CONNECT: an allowed tunnel carries the bytes; a blocked one fails at the proxy */
@@ -3536,8 +3619,10 @@ test_managed_no_udp(Fixture *fx, gconstpointer user_data)
 static guint64
 fixture_start_in_netns(Fixture *fx, const gchar *id, const gchar *member, const gchar *script)
 {
-	g_autofree gchar *type = fixture_start_sandboxed(fx, id, member, "restricted", script);
-	guint64 ns = fixture_netns(fx, id);
+	guint64 ns;
+
+	g_free(fixture_start_sandboxed(fx, id, member, "restricted", script));
+	ns = fixture_netns(fx, id);
 
 	g_assert_true(netns_alive(esd_test_daemon_get_pid(fx->daemon), ns));
 	return ns;
@@ -4253,6 +4338,7 @@ main(int argc, char **argv)
 		ADD("managed-lifecycle", test_managed_lifecycle);
 		ADD("managed-udp", test_managed_udp);
 		ADD("unix-socket", test_unix_socket);
+		ADD("plain-one-request", test_plain_one_request);
 		ADD("managed-no-udp", test_managed_no_udp);
 		ADD("masking", test_masking);
 		ADD("masking-managed", test_masking_managed);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "esd-np-config.h"
+#include "esd-np-http1.h"
 #include "esd-np-policy.h"
 #include "esd-np-request.h"
 
@@ -455,6 +456,21 @@ test_request(void)
 			"Connection: upgrade\r\n\r\n");
 }
 
+/* a response as the forward proxy passes it on: its hop-by-hop headers out, closing */
+static void
+test_close_head(void)
+{
+	const gchar *head =
+	    "HTTP/1.1 200 OK\r\nConnection: keep-alive, X-Hop\r\nKeep-Alive: timeout=5\r\n"
+	    "Content-Length: 2\r\nproxy-connection: x\r\nx-hop: 1\r\nConnectionX: kept\r\n\r\n";
+	g_autofree gchar *closing = esd_np_response_close_head(head, strlen(head));
+
+	g_assert_cmpstr(closing,
+			==,
+			"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnectionX: kept\r\n"
+			"Connection: close\r\n\r\n");
+}
+
 /* the RFC 1928 header of a datagram to the SOCKS5 UDP relay */
 static void
 test_udp_header(void)
@@ -543,6 +559,7 @@ main(int argc, char **argv)
 	g_test_add_func("/network-proxy/addresses", test_addresses);
 	g_test_add_func("/network-proxy/config", test_config);
 	g_test_add_func("/network-proxy/request", test_request);
+	g_test_add_func("/network-proxy/close-head", test_close_head);
 	g_test_add_func("/network-proxy/udp-header", test_udp_header);
 	g_test_add_func("/network-proxy/socks-host", test_socks_host);
 	return g_test_run();
