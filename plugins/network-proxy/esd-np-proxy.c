@@ -640,6 +640,12 @@ esd_np_proxy_respond(EsdNpProxy *self,
 }
 
 static void
+esd_np_proxy_bad_request(EsdNpProxy *self, gint fd, const gchar *message)
+{
+	esd_np_proxy_respond(self, fd, "400 Bad Request", "text/plain", NULL, message);
+}
+
+static void
 esd_np_proxy_respond_blocked(EsdNpProxy *self,
 			     gint fd,
 			     const EsdNpTarget *target,
@@ -909,12 +915,7 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	}
 	request = esd_np_proxy_read_head(self, fd, rest);
 	if (request == NULL) {
-		esd_np_proxy_respond(self,
-				     fd,
-				     "400 Bad Request",
-				     "text/plain",
-				     NULL,
-				     "bad request");
+		esd_np_proxy_bad_request(self, fd, "bad request");
 		goto out;
 	}
 	if (request->unix_socket) {
@@ -923,31 +924,16 @@ esd_np_proxy_serve(EsdNpProxy *self, gint fd, gboolean in_namespace)
 	}
 	target.host = esd_np_policy_normalize_host(request->host);
 	if (target.host == NULL) {
-		esd_np_proxy_respond(self,
-				     fd,
-				     "400 Bad Request",
-				     "text/plain",
-				     NULL,
-				     "bad request");
+		esd_np_proxy_bad_request(self, fd, "bad request");
 		goto out;
 	}
 	if (!request->connect && !esd_np_request_host_matches(request)) {
-		esd_np_proxy_respond(self,
-				     fd,
-				     "400 Bad Request",
-				     "text/plain",
-				     NULL,
-				     "Host header does not match request target");
+		esd_np_proxy_bad_request(self, fd, "Host header does not match request target");
 		goto out;
 	}
 	/* framing another server could read otherwise is refused (esd-np-http1.c) */
 	if (!request->connect && !esd_np_body_init_request(&body, request->headers)) {
-		esd_np_proxy_respond(self,
-				     fd,
-				     "400 Bad Request",
-				     "text/plain",
-				     NULL,
-				     "bad request");
+		esd_np_proxy_bad_request(self, fd, "bad request");
 		goto out;
 	}
 	target.protocol = request->connect ? "https_connect" : "http";

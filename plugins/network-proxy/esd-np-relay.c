@@ -224,6 +224,23 @@ esd_np_relay_add_events(struct pollfd *fds, gint a, const EsdNpDirection *d)
 		fds[d->dst == a ? 0 : 1].events |= POLLOUT;
 }
 
+/*
+ * waits for what @fds ask of the two sockets, or for @cancel_fd (fds[2]);
+ * FALSE to stop. A side nobody waits on is left out, so that its hang-up
+ * does not spin
+ */
+static gboolean
+esd_np_relay_wait(struct pollfd *fds, gint cancel_fd)
+{
+	for (guint i = 0; i < 2; i++) {
+		if (fds[i].events == 0)
+			fds[i].fd = -1;
+	}
+	if (poll(fds, cancel_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
+		return FALSE;
+	return cancel_fd < 0 || !(fds[2].revents & POLLIN);
+}
+
 /**
  * esd_np_relay_run:
  * @a: a connected, non-blocking socket
@@ -264,14 +281,7 @@ esd_np_relay_run(gint a, gint b, gint cancel_fd)
 			break;
 		esd_np_relay_add_events(fds, a, &dirs[0]);
 		esd_np_relay_add_events(fds, a, &dirs[1]);
-		/* a side nobody waits on is left out, so that its hang-up does not spin */
-		for (guint i = 0; i < 2; i++) {
-			if (fds[i].events == 0)
-				fds[i].fd = -1;
-		}
-		if (poll(fds, cancel_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
-			break;
-		if (cancel_fd >= 0 && (fds[2].revents & POLLIN))
+		if (!esd_np_relay_wait(fds, cancel_fd))
 			break;
 	}
 	if (dirs[0].pending == 0 && dirs[1].pending == 0 && dirs[0].buffer == NULL &&
@@ -324,13 +334,7 @@ esd_np_relay_splice(gint src, gint dst, guint64 count, gint cancel_fd)
 		}
 		fds[0].events = d.want_in ? POLLIN : 0;
 		fds[1].events = d.want_out ? POLLOUT : 0;
-		for (guint i = 0; i < 2; i++) {
-			if (fds[i].events == 0)
-				fds[i].fd = -1;
-		}
-		if (poll(fds, cancel_fd >= 0 ? 3 : 2, -1) < 0 && errno != EINTR)
-			break;
-		if (cancel_fd >= 0 && (fds[2].revents & POLLIN))
+		if (!esd_np_relay_wait(fds, cancel_fd))
 			break;
 	}
 	esd_np_relay_direction_clear(&d);
