@@ -174,14 +174,17 @@ esd_np_relay_pump(EsdNpDirection *d)
 	}
 }
 
-/* the pipes of the thread's last relay, both empty: read end, write end, read end, write end */
+/* the pipes of the thread's last relay, both empty: read end, write end, read end, write end;
+ * -1 for one a transfer took */
 static void
 esd_np_relay_close_pipes(gpointer data)
 {
 	gint *fds = data;
 
-	for (guint i = 0; i < 4; i++)
-		close(fds[i]);
+	for (guint i = 0; i < 4; i++) {
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
 	g_free(fds);
 }
 
@@ -308,7 +311,8 @@ esd_np_relay_run(gint a, gint b, gint cancel_fd)
  * @cancel_fd: a descriptor that becomes readable to stop, or -1
  *
  * Moves @count bytes from @src to @dst, spliced as esd_np_relay_run() does,
- * one way only: the body of one message. Blocks the calling thread;
+ * one way only: the body of one message. A pipe the thread kept from its
+ * last relay is used, and kept again when it is left empty. Blocks the calling thread;
  * neither socket is closed or shut down.
  *
  * Returns: whether all of them arrived (with %G_MAXUINT64: @src ended)
@@ -318,8 +322,10 @@ esd_np_relay_splice(gint src, gint dst, guint64 count, gint cancel_fd)
 {
 	EsdNpDirection d = {0};
 	gboolean ok = FALSE;
+	/* the thread's kept pipes, the first of them used here, as by esd_np_relay_run() */
+	gint *kept = g_private_get(&esd_np_relay_pipes);
 
-	esd_np_relay_direction_init(&d, src, dst, NULL);
+	esd_np_relay_direction_init(&d, src, dst, kept);
 	d.limit = count;
 	while (TRUE) {
 		struct pollfd fds[3] = {{.fd = src},
@@ -336,6 +342,14 @@ esd_np_relay_splice(gint src, gint dst, guint64 count, gint cancel_fd)
 		fds[1].events = d.want_out ? POLLOUT : 0;
 		if (!esd_np_relay_wait(fds, cancel_fd))
 			break;
+	}
+	if (kept != NULL && d.pending == 0 && d.buffer == NULL && !d.grown) {
+		/* left empty: still the thread's */
+		d.pipe[0] = d.pipe[1] = -1;
+	} else if (kept != NULL) {
+		/* it goes with this transfer, and the other with it */
+		kept[0] = kept[1] = -1;
+		g_private_replace(&esd_np_relay_pipes, NULL);
 	}
 	esd_np_relay_direction_clear(&d);
 	return ok;
